@@ -1,0 +1,44 @@
+# talon — every build and test step goes through this file.
+GO        ?= go
+BIN       := bin/talon
+PKG       := ./...
+GOLANGCI  := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
+BENCHTIME ?= 1s
+
+.PHONY: all build run test test-tagged bench lint fuzz clean
+
+all: build
+
+## build: compile bin/talon
+build:
+	$(GO) build -trimpath -o $(BIN) ./cmd/talon
+
+## run: build talon and start its main job on the embedded defaults
+run: build
+	@scripts/run.sh $(BIN)
+
+## test: the whole suite, with the race detector
+test:
+	$(GO) vet $(PKG)
+	$(GO) test -race -count=1 $(PKG)
+	$(MAKE) test-tagged
+
+## test-tagged: the checks that need a binary built with the test-only feature
+test-tagged:
+	$(GO) test -race -count=1 -tags talon_testtools -run 'Tagged' ./cli/... ./runtime/...
+
+## bench: every benchmark, benchstat-friendly, with ratios against baselines
+bench:
+	@mkdir -p bench
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) -count=1 -tags talon_testtools $(PKG) | tee bench/bench.txt
+
+## lint: golangci-lint (errcheck, govet, staticcheck, gosec, exhaustive, unused, misspell)
+lint:
+	$(GO) run $(GOLANGCI) run ./...
+
+## fuzz: run each native fuzzer for a short while
+fuzz:
+	@scripts/fuzz.sh
+
+clean:
+	rm -rf bin

@@ -1,0 +1,11 @@
+// Package standard compiles talon's built-in adapters in. The command imports
+// it for its side effects; each adapter registers itself from init. Adapters
+// that belong to an optional build feature are imported from a file guarded
+// by that feature's build tag.
+package standard
+
+import (
+	_ "github.com/talonhq/talon/adapters/calc"
+	_ "github.com/talonhq/talon/adapters/fsx"
+	_ "github.com/talonhq/talon/adapters/shell"
+)

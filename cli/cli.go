@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"golang.org/x/sys/unix"
+
+	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/locales"
+	"github.com/talonhq/talon/runtime"
+)
+
+// IOStreams is all the I/O a command does.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// InTTY reports whether In is an interactive terminal.
+	InTTY bool
+	// Getenv reads the environment; nil means os.Getenv.
+	Getenv func(string) string
+	// Cwd is the working directory; "" means os.Getwd.
+	Cwd string
+}
+
+// System returns the process's own streams.
+func System() IOStreams {
+	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InTTY: isTerminal(os.Stdin)}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+func (s IOStreams) getenv(k string) string {
+	if s.Getenv != nil {
+		return s.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+func (s IOStreams) cwd() (string, error) {
+	if s.Cwd != "" {
+		return s.Cwd, nil
+	}
+	return os.Getwd()
+}
+
+// globals are the persistent flags every command shares.
+type globals struct {
+	configPath string
+	dataDir    string
+	workspace  string
+	locale     string
+	logLevel   string
+}
+
+// env is what commands use to reach config and the runtime.
+type env struct {
+	io IOStreams
+	g  *globals
+
+	loaded   bool
+	cfg      *config.Config
+	src      config.Source
+	warnings []string
+}
+
+// Main runs talon with args and returns the exit code.
+func Main(args []string, streams IOStreams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{io: streams, g: &globals{}}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		var s errSilent
+		if !errors.As(err, &s) {
+			fmt.Fprintf(streams.ErrOut, "talon: %v\n", err)
+		}
+	}
+	return ExitCode(err)
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "talon",
+		Short: "Host the tools an AI agent calls, under policy, with signed receipts",
+		Long: `talon builds a tool catalog from compiled-in adapters, plugins, command tools and
+MCP servers, classifies every call by risk under an autonomy profile, asks a
+person where policy says so, and records what ran.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v; see `%s --help`", err, c.CommandPath())
+	})
+	pf := root.PersistentFlags()
+	pf.StringVar(&e.g.configPath, "config", "", "config file (default: $TALON_CONFIG, talon.toml upward, $XDG_CONFIG_HOME/talon/config.toml)")
+	pf.StringVar(&e.g.dataDir, "data-dir", "", "data directory (default: $XDG_DATA_HOME/talon)")
+	pf.StringVar(&e.g.workspace, "workspace", "", "workspace directory file tools are confined to (default: config, else the working directory)")
+	pf.StringVar(&e.g.locale, "locale", "", "language of tool descriptions, e.g. en or ja (default: config, then LANG)")
+	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
+
+	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e))
+	root.AddCommand(newCompletionCmd(root))
+	return root
+}
+
+// config loads the configuration once.
+func (e *env) config() (*config.Config, error) {
+	if e.loaded {
+		return e.cfg, nil
+	}
+	cwd, err := e.io.cwd()
+	if err != nil {
+		return nil, err
+	}
+	src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	cfg, warnings, err := config.Load(src)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	e.cfg, e.src, e.warnings, e.loaded = cfg, src, warnings, true
+	return cfg, nil
+}
+
+func (e *env) logger() (zerolog.Logger, error) {
+	if e.g.logLevel == "" {
+		return zerolog.Nop(), nil
+	}
+	lvl, err := zerolog.ParseLevel(strings.ToLower(e.g.logLevel))
+	if err != nil {
+		return zerolog.Nop(), usageErrorf("unknown --log-level %q: use debug, info, warn or error", e.g.logLevel)
+	}
+	return zerolog.New(zerolog.ConsoleWriter{Out: e.io.ErrOut, NoColor: true, TimeFormat: "15:04:05"}).Level(lvl).With().Timestamp().Logger(), nil
+}
+
+// localeFor resolves the locale of output.
+func (e *env) localeFor(cfg *config.Config) string {
+	return locales.Detect(e.g.locale, cfg.Locale, e.io.getenv)
+}
+
+// runtimeOptions says how to build a runtime for one command.
+type runtimeOptions struct {
+	surface  string
+	approver approval.Approver
+}
+
+func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
+	cfg, err := e.config()
+	if err != nil {
+		return nil, err
+	}
+	log, err := e.logger()
+	if err != nil {
+		return nil, err
+	}
+	ws := e.g.workspace
+	if ws == "" {
+		cwd, err := e.io.cwd()
+		if err != nil {
+			return nil, err
+		}
+		if ws, err = cfg.WorkspaceDir(cwd); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
+	dataDir := e.g.dataDir
+	if dataDir == "" {
+		dataDir = cfg.DataDir(e.io.getenv)
+	}
+	rt, err := runtime.New(runtime.Options{
+		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: dataDir, Logger: log, Approver: o.approver,
+	})
+	if err != nil {
+		if ExitCode(err) == ExitError {
+			err = withCode(ExitUsage, err)
+		}
+		return nil, err
+	}
+	return rt, nil
+}
+
+func newCompletionCmd(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:       "completion bash|zsh|fish|powershell",
+		Short:     "Print a shell completion script",
+		Args:      cobra.ExactArgs(1),
+		ValidArgs: []string{"bash", "zsh", "fish", "powershell"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			switch args[0] {
+			case "bash":
+				return root.GenBashCompletionV2(out, true)
+			case "zsh":
+				return root.GenZshCompletion(out)
+			case "fish":
+				return root.GenFishCompletion(out, true)
+			case "powershell":
+				return root.GenPowerShellCompletionWithDesc(out)
+			}
+			return usageErrorf("unknown shell %q: use bash, zsh, fish or powershell", args[0])
+		},
+	}
+}

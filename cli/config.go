@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talonhq/talon/catalog"
+	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/risk"
+)
+
+func newConfigCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Create, inspect, edit, validate and migrate talon.toml",
+	}
+	cmd.AddCommand(newConfigInitCmd(e), newConfigPathCmd(e), newConfigGetCmd(e), newConfigSetCmd(e),
+		newConfigValidateCmd(e), newConfigMigrateCmd(e))
+	return cmd
+}
+
+func newConfigInitCmd(e *env) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "init [PATH]",
+		Short: "Write a commented starter talon.toml (default: ./talon.toml)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := e.g.configPath
+			if len(args) == 1 {
+				path = args[0]
+			}
+			if path == "" {
+				cwd, err := e.io.cwd()
+				if err != nil {
+					return err
+				}
+				path = filepath.Join(cwd, "talon.toml")
+			}
+			if _, err := os.Stat(path); err == nil && !force {
+				return usageErrorf("%s already exists: edit it with `talon config set`, or pass --force to replace it", path)
+			}
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			if err := config.WriteFileAtomic(path, config.InitTemplate(), 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", path)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "replace an existing file")
+	return cmd
+}
+
+func newConfigPathCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "path",
+		Short: "Print which config file talon uses and why",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cwd, err := e.io.cwd()
+			if err != nil {
+				return err
+			}
+			src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if src.Path == "" {
+				fmt.Fprintln(cmd.OutOrStdout(), "(embedded defaults: no config file found; create one with `talon config init`)")
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s (%s)\n", src.Path, src.Origin)
+			return nil
+		},
+	}
+}
+
+func newConfigGetCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "get KEY",
+		Short: "Print a setting's effective value, e.g. tools.optional",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			v, err := config.Get(cfg, args[0])
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), config.FormatValue(v))
+			return nil
+		},
+	}
+}
+
+func newConfigSetCmd(e *env) *cobra.Command {
+	var noInteractive bool
+	cmd := &cobra.Command{
+		Use:   "set KEY VALUE",
+		Short: "Change one setting in place, keeping comments (VALUE is a TOML value: '[]', '\"ja\"', true)",
+		Args:  cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cwd, err := e.io.cwd()
+			if err != nil {
+				return err
+			}
+			src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if src.Path == "" {
+				return usageErrorf("no config file to edit: create one with `talon config init` first")
+			}
+			old, err := os.ReadFile(src.Path)
+			if err != nil {
+				return err
+			}
+			updated, err := config.SetInText(old, args[0], args[1])
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if !noInteractive && e.io.InTTY {
+				fmt.Fprintf(e.io.ErrOut, "set %s = %s in %s? [y/N] ", args[0], args[1], src.Path)
+				line, _ := bufio.NewReader(e.io.In).ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+					return withCode(ExitError, errors.New("not changed"))
+				}
+			}
+			if err := config.SetInFile(src.Path, args[0], args[1]); err != nil {
+				return withCode(ExitUsage, err)
+			}
+			_ = updated
+			fmt.Fprintf(cmd.OutOrStdout(), "set %s in %s\n", args[0], src.Path)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&noInteractive, "no-interactive", false, "do not ask for confirmation")
+	return cmd
+}
+
+func newConfigValidateCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "Check the config and print every warning",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			if _, err := risk.NewPolicy(cfg); err != nil {
+				return withCode(ExitUsage, err)
+			}
+			warn := e.warnings
+			for _, surface := range []string{catalog.SurfaceChat, catalog.SurfaceCode} {
+				sel, err := catalog.Select(catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface})
+				if err != nil {
+					return withCode(ExitUsage, err)
+				}
+				for _, d := range sel.Diagnostics {
+					if surface == catalog.SurfaceCode && d.Feature == "" {
+						warn = append(warn, d.Message)
+					} else if surface == catalog.SurfaceChat {
+						warn = append(warn, d.Message)
+					}
+				}
+			}
+			for _, w := range warn {
+				fmt.Fprintf(e.io.ErrOut, "warning: %s\n", w)
+			}
+			where := e.src.Path
+			if where == "" {
+				where = "embedded defaults"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ok: %s (%d warnings)\n", where, len(warn))
+			return nil
+		},
+	}
+}
+
+func newConfigMigrateCmd(e *env) *cobra.Command {
+	var dryRun bool
+	cmd := &cobra.Command{
+		Use:   "migrate",
+		Short: "Bring the config file up to the current schema, keeping every choice and comment",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cwd, err := e.io.cwd()
+			if err != nil {
+				return err
+			}
+			src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if src.Path == "" {
+				return usageErrorf("no config file to migrate: create one with `talon config init`")
+			}
+			old, err := os.ReadFile(src.Path)
+			if err != nil {
+				return err
+			}
+			out, changes, err := config.Migrate(old)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			w := cmd.OutOrStdout()
+			if len(changes) == 0 {
+				fmt.Fprintf(w, "%s is current\n", src.Path)
+				return nil
+			}
+			for _, c := range changes {
+				fmt.Fprintf(w, "- %s\n", c)
+			}
+			if dryRun {
+				return nil
+			}
+			mode := fs.FileMode(0o644)
+			if fi, err := os.Stat(src.Path); err == nil {
+				mode = fi.Mode().Perm()
+			}
+			if err := config.WriteFileAtomic(src.Path, out, mode); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "migrated %s\n", src.Path)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes without writing")
+	return cmd
+}

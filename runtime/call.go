@@ -1,0 +1,241 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/catalog"
+	"github.com/talonhq/talon/risk"
+	"github.com/talonhq/talon/tool"
+)
+
+// Explanation is what a call would do, computed without running it.
+type Explanation struct {
+	Tool        string          `json:"tool"`
+	Attribution string          `json:"attribution"`
+	Profile     string          `json:"profile"`
+	Channel     string          `json:"channel"`
+	Tier        tool.Tier       `json:"tier"`
+	Reasons     []string        `json:"reasons"`
+	Plan        *tool.Plan      `json:"plan,omitempty"`
+	Decision    risk.Decision   `json:"decision"`
+	Why         string          `json:"why"`
+	Assessment  tool.Assessment `json:"-"`
+	AlwaysAsk   bool            `json:"-"`
+}
+
+// prepared is a call that passed lookup, argument and schema checks.
+type prepared struct {
+	call  tool.Call
+	entry *catalog.Entry
+	args  json.RawMessage
+	ex    Explanation
+	log   zerolog.Logger
+}
+
+// Explain runs every step of the pipeline up to the policy decision and
+// stops: nothing executes and nobody is asked. Hard errors are returned as
+// errors; a schema failure is returned as a failed result.
+func (r *Runtime) Explain(ctx context.Context, c tool.Call) (Explanation, *tool.Result, error) {
+	p, res, err := r.prepare(ctx, r.state.Load(), c)
+	if err != nil || res != nil {
+		return Explanation{}, res, err
+	}
+	return p.ex, nil, nil
+}
+
+func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepared, *tool.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	c.Channel = channelOf(c.Channel)
+	if c.Profile == "" {
+		c.Profile = risk.DefaultProfile
+	}
+	entry, ok := st.catalog.Lookup(c.Name)
+	if !ok {
+		return nil, nil, unknownTool(st.catalog, c.Name)
+	}
+	spec := entry.Spec
+	log := r.log.With().Str("tool", spec.Name).Str("attribution", spec.Attribution.String()).
+		Str("channel", c.Channel).Str("profile", c.Profile).Str("session", c.SessionID).Logger()
+
+	prof, err := st.policy.Profile(c.Profile)
+	if err != nil {
+		return nil, nil, err
+	}
+	args, err := tool.NormalizeArgs(c.Args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("call %s: %w", spec.Name, err)
+	}
+	schema, err := entry.Schema()
+	if err != nil {
+		res := failed(spec.Name, "tool %s has a broken input schema and cannot be called: %v", spec.Name, err)
+		return nil, &res, nil
+	}
+	if err := schema.Validate(args); err != nil {
+		res := failed(spec.Name, "%s: %v; fix the arguments and call again", spec.Name, err)
+		log.Info().Str("outcome", "invalid_arguments").Msg(res.Error)
+		return nil, &res, nil
+	}
+
+	a := tool.Assessment{Tier: spec.Tier}
+	if as, ok := entry.Tool.(tool.Assessor); ok {
+		got, err := as.Assess(args)
+		if err != nil {
+			res := failed(spec.Name, "%s: %v", spec.Name, err)
+			return nil, &res, nil
+		}
+		a = got
+	}
+	a.Tier = tool.MaxTier(a.Tier, spec.Tier)
+	v := prof.Decide(risk.Input{Tool: spec.Name, Channel: c.Channel, Assessment: a, CallerAllowlist: c.CallerAllowlist})
+	reasons := a.Reasons
+	if reasons == nil {
+		reasons = []string{}
+	}
+	return &prepared{
+		call: c, entry: entry, args: args, log: log,
+		ex: Explanation{
+			Tool: spec.Name, Attribution: spec.Attribution.String(), Profile: prof.Name, Channel: c.Channel,
+			Tier: a.Tier, Reasons: reasons, Plan: a.Plan, Decision: v.Decision, Why: v.Why,
+			Assessment: a, AlwaysAsk: v.AlwaysAsk,
+		},
+	}, nil, nil
+}
+
+func failed(name, format string, args ...any) tool.Result {
+	return tool.Normalize(name, tool.Failure(format, args...), nil)
+}
+
+func denied(msg string) tool.Result { return tool.Result{Error: msg, Denied: true} }
+
+// Call runs one call through the whole pipeline.
+//
+// # Errors
+//
+// Call returns an error only for hard errors, which fail the whole request:
+// an unknown tool, arguments that are not a JSON object, an unknown profile,
+// or cancellation by the caller. Everything else — schema failures, policy
+// denials, tool failures — is a failed [tool.Result] for the model to read.
+func (r *Runtime) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	st := r.state.Load()
+	p, early, err := r.prepare(ctx, st, c)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if early != nil {
+		return *early, nil
+	}
+	ctx, allowed, res := r.authorize(ctx, st, p)
+	if !allowed {
+		return res, ctx.Err()
+	}
+	return r.execute(ctx, p)
+}
+
+// authorize turns the policy verdict into run or don't run, asking a person
+// where the verdict is Ask.
+func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (context.Context, bool, tool.Result) {
+	ex := p.ex
+	switch ex.Decision {
+	case risk.Allow:
+		p.log.Info().Str("decision", "allow").Str("tier", ex.Tier.String()).Str("args", approval.Redact(p.args)).Msg(ex.Why)
+		return ctx, true, tool.Result{}
+	case risk.Ask:
+	default:
+		p.log.Info().Str("decision", "deny").Str("tier", ex.Tier.String()).Str("args", approval.Redact(p.args)).Msg(ex.Why)
+		return ctx, false, denied(ex.Why)
+	}
+
+	key := risk.ApprovalKey(ex.Tool, ex.Assessment)
+	if !ex.AlwaysAsk && r.alwaysApproved(p.call.SessionID, key) {
+		p.log.Info().Str("decision", "allow").Str("approved", "always").Str("args", approval.Redact(p.args)).Msg("approved earlier in this session")
+		return tool.WithApprovedPlan(ctx, ex.Plan), true, tool.Result{}
+	}
+	timeout := r.opts.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = st.cfg.Approvals.Timeout()
+	}
+	actx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ans, err := r.approver.Approve(actx, approval.Request{
+		Tool: ex.Tool, Attribution: ex.Attribution, Tier: ex.Tier, Reasons: ex.Reasons, Plan: ex.Plan,
+		Args: approval.Redact(p.args), Channel: p.call.Channel, Profile: ex.Profile, SessionID: p.call.SessionID,
+		AlwaysAsk: ex.AlwaysAsk,
+	})
+	if ctx.Err() != nil {
+		return ctx, false, tool.Result{}
+	}
+	ev := p.log.Info().Str("decision", "ask").Str("tier", ex.Tier.String()).Str("args", approval.Redact(p.args))
+	switch {
+	case err != nil || errors.Is(actx.Err(), context.DeadlineExceeded):
+		ev.Str("answer", "none").Msg("no approver available; denied")
+		return ctx, false, denied(approval.DeniedNoApprover)
+	case ans == approval.Always:
+		if !ex.AlwaysAsk {
+			r.rememberAlways(p.call.SessionID, key)
+		}
+		ev.Str("answer", "always").Msg("approved by user for this session")
+	case ans == approval.Yes:
+		ev.Str("answer", "yes").Msg("approved by user")
+	default:
+		ev.Str("answer", "no").Msg("denied by user")
+		return ctx, false, denied(approval.DeniedByUser)
+	}
+	return tool.WithApprovedPlan(ctx, ex.Plan), true, tool.Result{}
+}
+
+func (r *Runtime) alwaysApproved(session, key string) bool {
+	if session == "" {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.always[session][key]
+}
+
+func (r *Runtime) rememberAlways(session, key string) {
+	if session == "" {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.always[session] == nil {
+		r.always[session] = map[string]bool{}
+	}
+	r.always[session][key] = true
+}
+
+// execute runs an authorized call.
+func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error) {
+	start := time.Now()
+	res, err := safeExecute(ctx, p.entry.Tool, p.args)
+	if cerr := ctx.Err(); cerr != nil {
+		p.log.Info().Str("outcome", "cancelled").Dur("duration", time.Since(start)).Msg("call cancelled by the caller")
+		return tool.Result{}, cerr
+	}
+	res = tool.Normalize(p.entry.Spec.Name, res, err)
+	ev := p.log.Info().Dur("duration", time.Since(start)).Bool("success", res.Success)
+	if !res.Success {
+		ev = ev.Str("error", res.Error)
+	}
+	ev.Msg("call finished")
+	return res, nil
+}
+
+// safeExecute turns a panicking tool into a failed result.
+func safeExecute(ctx context.Context, t tool.Tool, args json.RawMessage) (res tool.Result, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = tool.Result{}, fmt.Errorf("crashed: %v", v)
+		}
+	}()
+	return t.Execute(ctx, args)
+}

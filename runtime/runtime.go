@@ -1,0 +1,223 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/catalog"
+	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/spelling"
+	"github.com/talonhq/talon/locales"
+	"github.com/talonhq/talon/risk"
+	"github.com/talonhq/talon/tool"
+	"github.com/talonhq/talon/toolfactory"
+)
+
+var (
+	// ErrUnknownTool is a hard error: the name is not in the catalog.
+	ErrUnknownTool = errors.New("unknown tool")
+)
+
+// Options configure a [Runtime]. The zero value of each field is its
+// documented default.
+type Options struct {
+	// Config is the loaded configuration; nil means the embedded defaults.
+	Config *config.Config
+	// Surface is "chat" (default) or "code".
+	Surface string
+	// Workspace is the directory file tools are confined to; "" means the
+	// configured workspace or the working directory.
+	Workspace string
+	// DataDir overrides the configured data directory.
+	DataDir string
+	// Locales localizes descriptions; nil loads the embedded messages.
+	Locales *locales.Bundle
+	// Logger receives one structured line per call; the zero value is silent.
+	Logger zerolog.Logger
+	// Approver is asked when policy says Ask; nil means nobody can be asked,
+	// so such calls are denied.
+	Approver approval.Approver
+	// Tools are tools from sources other than the compiled-in registry
+	// (plugins, command tools, MCP servers).
+	Tools []tool.Tool
+	// ApprovalTimeout bounds each wait for an answer; zero means the
+	// configured [approvals] timeout_seconds (120 s).
+	ApprovalTimeout time.Duration
+}
+
+// Runtime hosts a catalog and dispatches calls.
+type Runtime struct {
+	opts     Options
+	bundle   *locales.Bundle
+	approver approval.Approver
+	log      zerolog.Logger
+
+	state atomic.Pointer[state]
+
+	mu     sync.Mutex
+	always map[string]map[string]bool // session -> approval keys answered "always"
+}
+
+// state is everything a reload replaces at once.
+type state struct {
+	cfg     *config.Config
+	catalog *catalog.Catalog
+	policy  *risk.Policy
+	env     toolfactory.Env
+}
+
+// New builds the catalog and policy from the options.
+func New(opts Options) (*Runtime, error) {
+	bundle := opts.Locales
+	if bundle == nil {
+		var err error
+		bundle, err = locales.New(locales.Options{Logger: opts.Logger})
+		if err != nil {
+			return nil, fmt.Errorf("load messages: %w", err)
+		}
+	}
+	approver := opts.Approver
+	if approver == nil {
+		approver = approval.NonInteractive{}
+	}
+	r := &Runtime{opts: opts, bundle: bundle, approver: approver, log: opts.Logger, always: map[string]map[string]bool{}}
+	st, err := r.build(opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	r.state.Store(st)
+	return r, nil
+}
+
+func (r *Runtime) build(cfg *config.Config) (*state, error) {
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	policy, err := risk.NewPolicy(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ws := r.opts.Workspace
+	if ws == "" {
+		cwd, err := osGetwd()
+		if err != nil {
+			return nil, err
+		}
+		if ws, err = cfg.WorkspaceDir(cwd); err != nil {
+			return nil, err
+		}
+	}
+	ws, err = resolveDir(ws)
+	if err != nil {
+		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	dataDir := r.opts.DataDir
+	if dataDir == "" {
+		dataDir = cfg.DataDir(osGetenv)
+	}
+	surface := r.opts.Surface
+	if surface == "" {
+		surface = catalog.SurfaceChat
+	}
+	sel, err := catalog.Select(catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface})
+	if err != nil {
+		return nil, err
+	}
+	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log}
+	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: r.opts.Tools})
+	if err != nil {
+		return nil, err
+	}
+	return &state{cfg: cfg, catalog: cat, policy: policy, env: env}, nil
+}
+
+// Reload builds a new catalog and policy from cfg and swaps them in
+// atomically. On error the running state is kept.
+func (r *Runtime) Reload(cfg *config.Config) error {
+	st, err := r.build(cfg)
+	if err != nil {
+		return err
+	}
+	r.state.Store(st)
+	return nil
+}
+
+// Catalog returns the current catalog snapshot.
+func (r *Runtime) Catalog() *catalog.Catalog { return r.state.Load().catalog }
+
+// Config returns the configuration of the current snapshot.
+func (r *Runtime) Config() *config.Config { return r.state.Load().cfg }
+
+// Workspace returns the resolved workspace directory.
+func (r *Runtime) Workspace() string { return r.state.Load().env.Workspace }
+
+// Locales returns the message bundle.
+func (r *Runtime) Locales() *locales.Bundle { return r.bundle }
+
+// Policy returns the compiled risk policy of the current snapshot.
+func (r *Runtime) Policy() *risk.Policy { return r.state.Load().policy }
+
+// ViewOptions select what one caller sees.
+type ViewOptions struct {
+	// Profile names the risk profile; "" means "default".
+	Profile string
+	// Channel is the caller's channel; "" means tool.ChannelAPI.
+	Channel string
+	// Locale is the language of descriptions; "" means English.
+	Locale string
+}
+
+// View returns the localized specs a caller may use: the catalog minus the
+// tools its profile can never run on its channel.
+func (r *Runtime) View(opts ViewOptions) ([]tool.Spec, error) {
+	st := r.state.Load()
+	prof, err := st.policy.Profile(opts.Profile)
+	if err != nil {
+		return nil, err
+	}
+	ch := channelOf(opts.Channel)
+	var out []tool.Spec
+	for _, s := range st.catalog.Specs(opts.Locale) {
+		if prof.CanEverRun(s, ch) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+func channelOf(c string) string {
+	if c == "" {
+		return tool.ChannelAPI
+	}
+	return c
+}
+
+// unknownTool builds the hard error for a name not in the catalog.
+func unknownTool(cat *catalog.Catalog, name string) error {
+	names := make([]string, 0, cat.Len())
+	for _, e := range cat.Entries() {
+		names = append(names, e.Spec.Name)
+	}
+	msg := fmt.Sprintf("%v %q", ErrUnknownTool, name)
+	if s := spelling.Closest(name, names); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	if _, known := toolfactory.Lookup(name); known && !slices.Contains(names, name) {
+		msg += "; it is not in this catalog: add it to [tools] optional or check the build features"
+	} else {
+		msg += "; run `talon tools list` to see the catalog"
+	}
+	return &unknownToolError{msg: msg}
+}
+
+type unknownToolError struct{ msg string }
+
+func (e *unknownToolError) Error() string { return e.msg }
+func (e *unknownToolError) Unwrap() error { return ErrUnknownTool }
