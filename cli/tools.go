@@ -193,7 +193,7 @@ func newToolsShowCmd(e *env) *cobra.Command {
 			specs := rt.Catalog().Specs(e.localeFor(cfg))
 			i := slices.IndexFunc(specs, func(s tool.Spec) bool { return s.Name == args[0] })
 			if i < 0 {
-				_, err := rt.Explain(cmd.Context(), tool.Call{Name: args[0]})
+				_, _, err := rt.Explain(cmd.Context(), tool.Call{Name: args[0]})
 				return err
 			}
 			s := specs[i]

@@ -63,8 +63,11 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		return nil, nil, unknownTool(st.catalog, c.Name)
 	}
 	spec := entry.Spec
-	log := r.log.With().Str("tool", spec.Name).Str("attribution", spec.Attribution.String()).
-		Str("channel", c.Channel).Str("profile", c.Profile).Str("session", c.SessionID).Logger()
+	log := r.log
+	if log.GetLevel() != zerolog.Disabled {
+		log = log.With().Str("tool", spec.Name).Str("attribution", spec.Attribution.String()).
+			Str("channel", c.Channel).Str("profile", c.Profile).Str("session", c.SessionID).Logger()
+	}
 
 	prof, err := st.policy.Profile(c.Profile)
 	if err != nil {
@@ -146,17 +149,17 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	ex := p.ex
 	switch ex.Decision {
 	case risk.Allow:
-		p.log.Info().Str("decision", "allow").Str("tier", ex.Tier.String()).Str("args", approval.Redact(p.args)).Msg(ex.Why)
+		decisionEvent(p, "allow").Msg(ex.Why)
 		return ctx, true, tool.Result{}
 	case risk.Ask:
 	default:
-		p.log.Info().Str("decision", "deny").Str("tier", ex.Tier.String()).Str("args", approval.Redact(p.args)).Msg(ex.Why)
+		decisionEvent(p, "deny").Msg(ex.Why)
 		return ctx, false, denied(ex.Why)
 	}
 
 	key := risk.ApprovalKey(ex.Tool, ex.Assessment)
 	if !ex.AlwaysAsk && r.alwaysApproved(p.call.SessionID, key) {
-		p.log.Info().Str("decision", "allow").Str("approved", "always").Str("args", approval.Redact(p.args)).Msg("approved earlier in this session")
+		decisionEvent(p, "allow").Str("approved", "always").Msg("approved earlier in this session")
 		return tool.WithApprovedPlan(ctx, ex.Plan), true, tool.Result{}
 	}
 	timeout := r.opts.ApprovalTimeout
@@ -173,7 +176,7 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	if ctx.Err() != nil {
 		return ctx, false, tool.Result{}
 	}
-	ev := p.log.Info().Str("decision", "ask").Str("tier", ex.Tier.String()).Str("args", approval.Redact(p.args))
+	ev := decisionEvent(p, "ask")
 	switch {
 	case err != nil || errors.Is(actx.Err(), context.DeadlineExceeded):
 		ev.Str("answer", "none").Msg("no approver available; denied")
@@ -190,6 +193,16 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 		return ctx, false, denied(approval.DeniedByUser)
 	}
 	return tool.WithApprovedPlan(ctx, ex.Plan), true, tool.Result{}
+}
+
+// decisionEvent starts the log line of a decision; the redacted argument
+// summary is computed only when the line will be written.
+func decisionEvent(p *prepared, decision string) *zerolog.Event {
+	ev := p.log.Info()
+	if ev.Enabled() {
+		ev = ev.Str("decision", decision).Str("tier", p.ex.Tier.String()).Str("args", approval.Redact(p.args))
+	}
+	return ev
 }
 
 func (r *Runtime) alwaysApproved(session, key string) bool {

@@ -7,5 +7,5 @@ package standard
 import (
 	_ "github.com/talonhq/talon/adapters/calc"
 	_ "github.com/talonhq/talon/adapters/fsx"
-	_ "github.com/talonhq/talon/adapters/shell"
+	// shell: pending
 )
