@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/shell"
+
+	"github.com/talonhq/talon/cli"
+)
+
+// docBlock is one ```console block of a document: commands starting with
+// "$ talon", each followed by lines its output must contain.
+type docBlock struct {
+	file string
+	line int
+	cmds []docCmd
+}
+
+type docCmd struct {
+	line     int
+	args     []string
+	wantExit int
+	want     []string
+}
+
+// TestDocExamples runs every console example in the README and docs/, so a
+// documented command that stops working fails the build. Each block runs in
+// a fresh workspace holding a copy of the README; expected lines are matched
+// with runs of white space folded.
+func TestDocExamples(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/*.md")
+	files = append([]string{"../../README.md"}, files...)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		for _, b := range parseDocBlocks(t, f) {
+			n += len(b.cmds)
+			t.Run(filepath.Base(f)+":"+strconv.Itoa(b.line), func(t *testing.T) {
+				ws := t.TempDir()
+				if err := os.WriteFile(filepath.Join(ws, "README.md"), readme, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range b.cmds {
+					runDocCmd(t, b.file, ws, c)
+				}
+			})
+		}
+	}
+	if n < 5 {
+		t.Fatalf("found only %d documented commands; the parser is probably broken", n)
+	}
+}
+
+func runDocCmd(t *testing.T, file, ws string, c docCmd) {
+	t.Helper()
+	var out bytes.Buffer
+	env := map[string]string{
+		"HOME":            filepath.Join(ws, ".home"),
+		"XDG_CONFIG_HOME": filepath.Join(ws, ".config"),
+		"XDG_DATA_HOME":   filepath.Join(ws, ".data"),
+	}
+	code := cli.Main(c.args, cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out, Cwd: ws,
+		Getenv: func(k string) string { return env[k] }})
+	if code != c.wantExit {
+		t.Fatalf("%s:%d: talon %s exited %d, want %d:\n%s", file, c.line, strings.Join(c.args, " "), code, c.wantExit, out.String())
+	}
+	got := fold(out.String())
+	for _, w := range c.want {
+		if !strings.Contains(got, fold(w)) {
+			t.Errorf("%s:%d: output of talon %s lacks %q:\n%s", file, c.line, strings.Join(c.args, " "), w, out.String())
+		}
+	}
+}
+
+func fold(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func parseDocBlocks(t *testing.T, path string) []docBlock {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks []docBlock
+	var cur *docBlock
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for ln := 1; sc.Scan(); ln++ {
+		line := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(line) == "```console":
+			cur = &docBlock{file: path, line: ln}
+		case cur != nil && strings.TrimSpace(line) == "```":
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil && strings.HasPrefix(line, "$ "):
+			cmdline, exit := strings.TrimPrefix(line, "$ "), 0
+			if i := strings.Index(cmdline, " # exit "); i >= 0 {
+				exit, err = strconv.Atoi(strings.TrimSpace(cmdline[i+len(" # exit "):]))
+				if err != nil {
+					t.Fatalf("%s:%d: bad exit annotation", path, ln)
+				}
+				cmdline = cmdline[:i]
+			}
+			fields, err := shell.Fields(cmdline, func(string) string { return "" })
+			if err != nil || len(fields) == 0 || fields[0] != "talon" {
+				t.Fatalf("%s:%d: console examples must be talon commands: %q (%v)", path, ln, cmdline, err)
+			}
+			cur.cmds = append(cur.cmds, docCmd{line: ln, args: fields[1:], wantExit: exit})
+		case cur != nil && strings.TrimSpace(line) != "" && len(cur.cmds) > 0:
+			c := &cur.cmds[len(cur.cmds)-1]
+			c.want = append(c.want, line)
+		}
+	}
+	return blocks
+}
