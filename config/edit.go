@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/talonhq/talon/workspace"
 )
 
 // SetInText sets the dotted key to value in the TOML text src and returns
@@ -94,45 +96,11 @@ func SetInFile(path, key, value string) error {
 // same directory, is synced, given mode perm and renamed over path. When path
 // is a symbolic link to an existing file, the target is replaced and the link
 // kept. On error, path is left as it was.
-func WriteFileAtomic(path string, data []byte, perm fs.FileMode) (err error) {
-	if target, lerr := filepath.EvalSymlinks(path); lerr == nil {
+func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
+	if target, err := filepath.EvalSymlinks(path); err == nil {
 		path = target
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("write temporary file: %w", err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("set mode: %w", err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("sync temporary file: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("close temporary file: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("replace file: %w", err)
-	}
-	// Persist the rename; not every platform can sync a directory.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
+	return workspace.WriteFileAtomic(path, data, perm)
 }
 
 // normalizeValue checks that value is one TOML inline value, or turns a bare

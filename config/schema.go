@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/talonhq/talon/internal/spelling"
 )
 
 var configType = reflect.TypeFor[Config]()
@@ -135,60 +137,9 @@ func plural(desc string) string {
 	}
 }
 
-// suggest returns the candidate closest to name, or "" when none is close.
-func suggest(name string, candidates []string) string {
-	best, bestDist := "", -1
-	norm := func(s string) string { return strings.ReplaceAll(strings.ToLower(s), "-", "_") }
-	for _, c := range candidates {
-		if norm(c) == norm(name) {
-			return c
-		}
-		d := editDistance(name, c)
-		limit := max(1, min(3, len(c)/3))
-		if d <= limit && (bestDist < 0 || d < bestDist) {
-			best, bestDist = c, d
-		}
-	}
-	if best == "" {
-		for _, c := range candidates {
-			if len(name) >= 4 && (strings.HasPrefix(c, name) || strings.HasPrefix(name, c) && len(c) >= 4) {
-				return c
-			}
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		if a == b {
-			return 0
-		}
-		return max(len(a), len(b))
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // didYouMean renders a suggestion clause, or "" when there is none.
 func didYouMean(name string, candidates []string) string {
-	if s := suggest(name, candidates); s != "" {
+	if s := spelling.Closest(name, candidates); s != "" {
 		return " (did you mean " + quoteString(s) + "?)"
 	}
 	return ""

@@ -8,7 +8,8 @@ func TestClosest(t *testing.T) {
 		{"file_raed", "file_read"},
 		{"calculater", "calculator"},
 		{"shel", "shell"},
-		{"glob", ""},
+		{"glob", "glob_search"},
+		{"FILE-READ", "file_read"},
 		{"zzzzzzzz", ""},
 		{"file_read", "file_read"},
 	}
