@@ -3,6 +3,8 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -78,9 +80,8 @@ func New(opts Options) (*Runtime, error) {
 	bundle := opts.Locales
 	if bundle == nil {
 		var err error
-		bundle, err = locales.New(locales.Options{Logger: opts.Logger})
-		if err != nil {
-			return nil, fmt.Errorf("load messages: %w", err)
+		if bundle, err = loadMessages(opts); err != nil {
+			return nil, err
 		}
 	}
 	approver := opts.Approver
@@ -94,6 +95,23 @@ func New(opts Options) (*Runtime, error) {
 	}
 	r.state.Store(st)
 	return r, nil
+}
+
+// loadMessages loads the embedded messages plus the operator's overlay
+// directory, <config dir>/locales/<lang>/*.ftl, when it exists.
+func loadMessages(opts Options) (*locales.Bundle, error) {
+	lo := locales.Options{Logger: opts.Logger}
+	if opts.Config != nil && opts.Config.ConfigDir() != "" {
+		dir := filepath.Join(opts.Config.ConfigDir(), "locales")
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			lo.Overlays = append(lo.Overlays, os.DirFS(dir))
+		}
+	}
+	b, err := locales.New(lo)
+	if err != nil {
+		return nil, fmt.Errorf("load messages: %w", err)
+	}
+	return b, nil
 }
 
 func (r *Runtime) build(cfg *config.Config) (*state, error) {
