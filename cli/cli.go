@@ -152,7 +152,7 @@ func (e *env) logger() (zerolog.Logger, error) {
 	if err != nil {
 		return zerolog.Nop(), usageErrorf("unknown --log-level %q: use debug, info, warn or error", e.g.logLevel)
 	}
-	return zerolog.New(zerolog.ConsoleWriter{Out: e.io.ErrOut, NoColor: true, TimeFormat: "15:04:05"}).Level(lvl).With().Timestamp().Logger(), nil
+	return zerolog.New(zerolog.SyncWriter(zerolog.ConsoleWriter{Out: e.io.ErrOut, NoColor: true, TimeFormat: "15:04:05"})).Level(lvl).With().Timestamp().Logger(), nil
 }
 
 // localeFor resolves the locale of output.

@@ -72,7 +72,7 @@ func newRT(t *testing.T, cfg *config.Config, ap approval.Approver, tools ...tool
 	cfg.Tools.Optional = &none
 	var logs bytes.Buffer
 	rt, err := New(Options{Config: cfg, Workspace: t.TempDir(), DataDir: t.TempDir(), Tools: tools, Approver: ap,
-		Logger: zerolog.New(&logs), ApprovalTimeout: time.Second})
+		Logger: zerolog.New(zerolog.SyncWriter(&logs)), ApprovalTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
