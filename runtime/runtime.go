@@ -73,6 +73,7 @@ type state struct {
 	catalog *catalog.Catalog
 	policy  *risk.Policy
 	env     toolfactory.Env
+	tools   []tool.Tool
 }
 
 // New builds the catalog and policy from the options.
@@ -115,6 +116,10 @@ func loadMessages(opts Options) (*locales.Bundle, error) {
 }
 
 func (r *Runtime) build(cfg *config.Config) (*state, error) {
+	return r.buildWith(cfg, r.opts.Tools)
+}
+
+func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, error) {
 	if cfg == nil {
 		cfg = config.Default()
 	}
@@ -149,17 +154,25 @@ func (r *Runtime) build(cfg *config.Config) (*state, error) {
 		return nil, err
 	}
 	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log}
-	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: r.opts.Tools})
+	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: tools})
 	if err != nil {
 		return nil, err
 	}
-	return &state{cfg: cfg, catalog: cat, policy: policy, env: env}, nil
+	return &state{cfg: cfg, catalog: cat, policy: policy, env: env, tools: tools}, nil
 }
 
-// Reload builds a new catalog and policy from cfg and swaps them in
-// atomically. On error the running state is kept.
+// Reload builds a new catalog and policy from cfg, keeping the current
+// tools of other sources, and swaps them in atomically. Calls in flight
+// finish on the snapshot they started with. On error the running state is
+// kept.
 func (r *Runtime) Reload(cfg *config.Config) error {
-	st, err := r.build(cfg)
+	return r.ReloadWith(cfg, r.state.Load().tools)
+}
+
+// ReloadWith is [Runtime.Reload] with a new set of tools from other sources
+// (plugins, command tools, MCP servers).
+func (r *Runtime) ReloadWith(cfg *config.Config, tools []tool.Tool) error {
+	st, err := r.buildWith(cfg, tools)
 	if err != nil {
 		return err
 	}
