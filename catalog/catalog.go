@@ -21,6 +21,28 @@ type Entry struct {
 	schemaOnce sync.Once
 	schema     *tool.Schema
 	schemaErr  error
+
+	variants sync.Map // profile name -> variantResult
+}
+
+type variantResult struct {
+	once sync.Once
+	t    tool.Tool
+	err  error
+}
+
+// ForProfile returns the tool to use for calls under a risk profile: the
+// entry's own tool, or, for a [tool.Profiled] tool, its variant for that
+// profile, built once per profile and catalog.
+func (e *Entry) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	pt, ok := e.Tool.(tool.Profiled)
+	if !ok {
+		return e.Tool, nil
+	}
+	v, _ := e.variants.LoadOrStore(p.Name, &variantResult{})
+	vr := v.(*variantResult)
+	vr.once.Do(func() { vr.t, vr.err = pt.ForProfile(p) })
+	return vr.t, vr.err
 }
 
 // Schema returns the compiled input schema. It is compiled on first use, so

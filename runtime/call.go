@@ -34,6 +34,7 @@ type Explanation struct {
 type prepared struct {
 	call  tool.Call
 	entry *catalog.Entry
+	impl  tool.Tool // the entry's tool, or its variant for the caller's profile
 	args  json.RawMessage
 	ex    Explanation
 	log   zerolog.Logger
@@ -88,8 +89,13 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		return nil, &res, nil
 	}
 
+	impl, err := r.toolFor(entry, prof)
+	if err != nil {
+		res := failed(spec.Name, "%s cannot be prepared for profile %s: %v", spec.Name, prof.Name, err)
+		return nil, &res, nil
+	}
 	a := tool.Assessment{Tier: spec.Tier}
-	if as, ok := entry.Tool.(tool.Assessor); ok {
+	if as, ok := impl.(tool.Assessor); ok {
 		got, err := as.Assess(args)
 		if err != nil {
 			res := failed(spec.Name, "%s: %v", spec.Name, err)
@@ -104,7 +110,7 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		reasons = []string{}
 	}
 	return &prepared{
-		call: c, entry: entry, args: args, log: log,
+		call: c, entry: entry, impl: impl, args: args, log: log,
 		ex: Explanation{
 			Tool: spec.Name, Attribution: spec.Attribution.String(), Profile: prof.Name, Channel: c.Channel,
 			Tier: a.Tier, Reasons: reasons, Plan: a.Plan, Decision: v.Decision, Why: v.Why,
@@ -229,7 +235,7 @@ func (r *Runtime) rememberAlways(session, key string) {
 // execute runs an authorized call.
 func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error) {
 	start := time.Now()
-	res, err := safeExecute(ctx, p.entry.Tool, p.args)
+	res, err := safeExecute(ctx, p.impl, p.args)
 	if cerr := ctx.Err(); cerr != nil {
 		p.log.Info().Str("outcome", "cancelled").Dur("duration", time.Since(start)).Msg("call cancelled by the caller")
 		return tool.Result{}, cerr
@@ -251,4 +257,14 @@ func safeExecute(ctx context.Context, t tool.Tool, args json.RawMessage) (res to
 		}
 	}()
 	return t.Execute(ctx, args)
+}
+
+// toolFor returns the entry's tool as the profile sees it.
+func (r *Runtime) toolFor(e *catalog.Entry, prof *risk.Profile) (tool.Tool, error) {
+	return e.ForProfile(tool.ProfileSettings{
+		Name:                prof.Name,
+		AllowedCommands:     prof.AllowedCommands,
+		ShellEnvPassthrough: prof.ShellEnvPassthrough,
+		ForbiddenPaths:      prof.ForbiddenPaths,
+	})
 }

@@ -216,3 +216,19 @@ func ApprovedPlan(ctx context.Context) *Plan {
 	p, _ := ctx.Value(approvedPlanKey{}).(*Plan)
 	return p
 }
+
+// Profiled is implemented by tools whose analysis depends on the caller's
+// risk profile, such as the shell's command allowlist. The runtime calls
+// ForProfile once per profile and catalog snapshot, and sends that
+// profile's calls to the returned tool.
+type Profiled interface {
+	ForProfile(p ProfileSettings) (Tool, error)
+}
+
+// ProfileSettings are the parts of a risk profile a [Profiled] tool needs.
+type ProfileSettings struct {
+	Name                string
+	AllowedCommands     []string
+	ShellEnvPassthrough []string
+	ForbiddenPaths      []string
+}

@@ -7,5 +7,5 @@ package standard
 import (
 	_ "github.com/talonhq/talon/adapters/calc"
 	_ "github.com/talonhq/talon/adapters/fsx"
-	// shell: pending
+	_ "github.com/talonhq/talon/adapters/shell"
 )

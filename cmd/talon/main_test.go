@@ -19,6 +19,10 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files and scripts")
 
 func TestMain(m *testing.M) {
+	if os.Getenv("TALON_TEST_AS_TALON") == "1" {
+		// Re-executed by a test that needs talon as a real process.
+		os.Exit(cli.Main(os.Args[1:], cli.System()))
+	}
 	testscript.Main(m, map[string]func(){
 		"talon": func() { os.Exit(cli.Main(os.Args[1:], cli.System())) },
 	})

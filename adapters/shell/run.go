@@ -1,0 +1,314 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/talonhq/talon/risk/shellparse"
+)
+
+// waitDelay bounds how long output is still read after a command exits
+// while something it started keeps the pipe open; the command's process
+// group is killed right after.
+const waitDelay = time.Second
+
+// Statuses reported the way a shell would.
+const (
+	statusTimedOut   = 124 // timeout(1)'s status
+	statusCannotRun  = 126
+	statusNotFound   = 127
+	statusRedirError = 1
+)
+
+// outcome is what running a program produced.
+type outcome struct {
+	exitCode int
+	stdout   *capBuffer
+	stderr   *capBuffer
+	timedOut bool
+	// canceled is the caller's context error when the caller gave up.
+	canceled error
+}
+
+// run executes a program: steps left to right, each a pipeline, with "&&"
+// and "||" deciding by the last status. timeout zero means none.
+func (s *Shell) run(parent context.Context, p *shellparse.Program, timeout time.Duration) outcome {
+	ctx := parent
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, timeout)
+		defer cancel()
+	}
+	out := outcome{stdout: newCapBuffer(s.opts.MaxOutputBytes), stderr: newCapBuffer(s.opts.MaxOutputBytes)}
+	status := 0
+	for _, st := range p.Steps {
+		if ctx.Err() != nil {
+			break
+		}
+		if st.Op == "&&" && status != 0 || st.Op == "||" && status == 0 {
+			continue
+		}
+		status = s.pipeline(ctx, st.Pipeline, out.stdout, out.stderr)
+	}
+	out.exitCode = status
+	switch {
+	case parent.Err() != nil:
+		out.canceled = parent.Err()
+	case ctx.Err() != nil:
+		out.timedOut = true
+	}
+	if (out.timedOut || out.canceled != nil) && out.exitCode == 0 {
+		out.exitCode = -1
+	}
+	return out
+}
+
+// pipeline starts every command of a pipeline, each in its own process
+// group, connects each stdout to the next stdin, waits for all and returns
+// the last command's status.
+func (s *Shell) pipeline(ctx context.Context, cmds []shellparse.Command, stdout, stderr *capBuffer) int {
+	procs := make([]*proc, len(cmds))
+	var stdin *os.File
+	for i, c := range cmds {
+		var next, pipeW *os.File
+		var out io.Writer = stdout
+		if i < len(cmds)-1 {
+			r, w, err := os.Pipe()
+			if err != nil {
+				fmt.Fprintf(stderr, "talon: cannot create a pipe: %v\n", err)
+				procs[i] = &proc{status: statusCannotRun}
+				closeFile(stdin)
+				stdin = nil
+				continue
+			}
+			next, pipeW, out = r, w, w
+		}
+		procs[i] = s.start(ctx, c, stdin, out, stderr)
+		closeFile(stdin)
+		closeFile(pipeW)
+		stdin = next
+	}
+	closeFile(stdin)
+	status := 0
+	for _, p := range procs {
+		status = p.wait()
+	}
+	return status
+}
+
+// proc is one command of a pipeline, started or not.
+type proc struct {
+	cmd    *exec.Cmd
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	status int
+}
+
+// start sets up one command's descriptors and spawns it. A failure is
+// reported on stderr as a shell would, and the command gets a status.
+func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File, stdout io.Writer, stderr *capBuffer) *proc {
+	p := &proc{parent: ctx, ctx: ctx}
+	var fds [3]any
+	if stdin != nil {
+		fds[0] = stdin
+	}
+	fds[1], fds[2] = stdout, stderr
+	var opened []*os.File
+	defer func() {
+		for _, f := range opened {
+			closeFile(f)
+		}
+	}()
+	for _, r := range c.Redirects {
+		if r.Fd < 0 || r.Fd > 2 {
+			fmt.Fprintf(stderr, "talon: descriptor %d cannot be redirected\n", r.Fd)
+			p.status = statusRedirError
+			return p
+		}
+		switch r.Op {
+		case ">", ">>", "<":
+			f, err := s.openRedirect(r)
+			if err != nil {
+				fmt.Fprintf(stderr, "talon: %s: %v\n", r.Target, err)
+				p.status = statusRedirError
+				return p
+			}
+			opened = append(opened, f)
+			fds[r.Fd] = f
+		case ">&":
+			n, err := strconv.Atoi(r.Target)
+			if err != nil || n < 0 || n > 2 {
+				fmt.Fprintf(stderr, "talon: descriptor %s cannot be duplicated\n", r.Target)
+				p.status = statusRedirError
+				return p
+			}
+			fds[r.Fd] = fds[n]
+		case "<<":
+			fds[r.Fd] = strings.NewReader(r.Target)
+		}
+	}
+	if c.Timeout > 0 {
+		p.ctx, p.cancel = context.WithTimeout(ctx, c.Timeout)
+	}
+	cmd := exec.CommandContext(p.ctx, c.Binary)
+	cmd.Args = slices.Clone(c.Argv)
+	cmd.Dir = s.opts.Workspace
+	cmd.Env = s.childEnv(c)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = reader(fds[0]), writer(fds[1]), writer(fds[2])
+	cmd.Cancel = func() error { return killGroup(cmd.Process) }
+	cmd.WaitDelay = waitDelay
+	if err := s.spawn(cmd); err != nil {
+		fmt.Fprintf(stderr, "talon: %s: %v\n", c.Argv[0], err)
+		p.status = statusCannotRun
+		if errors.Is(err, fs.ErrNotExist) {
+			p.status = statusNotFound
+		}
+		return p
+	}
+	p.cmd = cmd
+	setNice(cmd.Process.Pid, c.Nice)
+	return p
+}
+
+// wait waits for the command, kills whatever is left of its process group,
+// and returns its status: the exit code, 128+N for a signal, 124 when its
+// own timeout ended it.
+func (p *proc) wait() int {
+	if p.cancel != nil {
+		defer p.cancel()
+	}
+	if p.cmd == nil {
+		return p.status
+	}
+	err := p.cmd.Wait()
+	_ = killGroup(p.cmd.Process)
+	if p.cancel != nil && errors.Is(p.ctx.Err(), context.DeadlineExceeded) && p.parent.Err() == nil {
+		return statusTimedOut
+	}
+	if p.cmd.ProcessState == nil {
+		if err != nil {
+			return statusCannotRun
+		}
+		return 0
+	}
+	if n, ok := signalStatus(p.cmd.ProcessState); ok {
+		return n
+	}
+	return p.cmd.ProcessState.ExitCode()
+}
+
+// openRedirect opens a redirection target relative to the workspace. Only
+// regular files (and /dev/null) are opened, so a FIFO or a device cannot
+// block or flood the call.
+func (s *Shell) openRedirect(r shellparse.Redirect) (*os.File, error) {
+	path := r.Target
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(s.opts.Workspace, path)
+	}
+	if path != os.DevNull {
+		fi, err := os.Stat(path)
+		switch {
+		case err == nil && !fi.Mode().IsRegular():
+			return nil, errors.New("not a regular file")
+		case err != nil && (r.Op == "<" || !errors.Is(err, fs.ErrNotExist)):
+			return nil, unwrapPathError(err)
+		}
+	}
+	switch r.Op {
+	case ">":
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	case ">>":
+		return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o666)
+	default:
+		return os.Open(path)
+	}
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// reader and writer turn a descriptor table entry into what exec.Cmd
+// takes; anything else (a here-document duplicated for writing) becomes
+// the null device.
+func reader(v any) io.Reader {
+	if r, ok := v.(io.Reader); ok {
+		return r
+	}
+	return nil
+}
+
+func writer(v any) io.Writer {
+	switch w := v.(type) {
+	case *os.File:
+		return w
+	case *capBuffer:
+		return w
+	}
+	return nil
+}
+
+func closeFile(f *os.File) {
+	if f != nil {
+		_ = f.Close()
+	}
+}
+
+// capBuffer keeps the first max bytes written and counts the rest. It is
+// safe for concurrent writers.
+type capBuffer struct {
+	mu      sync.Mutex
+	max     int
+	buf     []byte
+	dropped int64
+}
+
+func newCapBuffer(max int) *capBuffer { return &capBuffer{max: max} }
+
+// Write keeps what fits and discards the rest, always reporting success so
+// the writer is neither blocked nor killed by a closed pipe.
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	keep := min(max(b.max-len(b.buf), 0), len(p))
+	b.buf = append(b.buf, p[:keep]...)
+	b.dropped += int64(len(p) - keep)
+	return len(p), nil
+}
+
+func (b *capBuffer) truncated() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dropped > 0
+}
+
+// String returns the kept bytes, followed by a marker line when output was
+// dropped.
+func (b *capBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s := string(b.buf)
+	if b.dropped == 0 {
+		return s
+	}
+	if s != "" && !strings.HasSuffix(s, "\n") {
+		s += "\n"
+	}
+	return s + "[output truncated at " + strconv.Itoa(b.max) + " bytes]\n"
+}
