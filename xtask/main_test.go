@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/talonhq/talon/locales"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata")
@@ -175,9 +178,10 @@ func TestFluentFillThenCheck(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("stats: exit %d\n%s", r.code, r.stderr)
 	}
+	n := englishKeys(t)
 	wantStats := "locale  keys  translated  untranslated  missing\n" +
-		"en      28    28          0             0\n" +
-		"ja      28    26          2             0\n"
+		fmt.Sprintf("en      %-4d  %-10d  0             0\n", n, n) +
+		fmt.Sprintf("ja      %-4d  %-10d  2             0\n", n, n-2)
 	if r.stdout != wantStats {
 		t.Errorf("stats =\n%s\nwant\n%s", r.stdout, wantStats)
 	}
@@ -201,14 +205,15 @@ func TestFluentFillNewLocale(t *testing.T) {
 	if !strings.HasPrefix(created, "### Filled from en/tools.ftl.") {
 		t.Errorf("new file starts %q", created[:min(80, len(created))])
 	}
-	if n := strings.Count(created, "# untranslated\n"); n != 28 {
-		t.Errorf("new file has %d untranslated markers, want 28 (one per message)", n)
+	keys := englishKeys(t)
+	if n := strings.Count(created, "# untranslated\n"); n != keys {
+		t.Errorf("new file has %d untranslated markers, want %d (one per message)", n, keys)
 	}
 	if r := runXtask("fluent", "check", "-dir", dir); r.code != exitOK {
 		t.Errorf("check after fill: exit %d\n%s", r.code, r.stdout)
 	}
 	r = runXtask("fluent", "stats", "-dir", dir)
-	if !strings.Contains(r.stdout, "pt-BR   28    0           28            0\n") {
+	if !strings.Contains(r.stdout, fmt.Sprintf("pt-BR   %-4d  0           %-12d  0\n", keys, keys)) {
 		t.Errorf("stats:\n%s", r.stdout)
 	}
 }
@@ -258,4 +263,14 @@ func TestFluentBrokenFiles(t *testing.T) {
 	if r := runXtask("fluent", "fill", "-locale", "ja", "-dir", empty); r.code != exitFailed || !strings.Contains(r.stderr, "no English messages") {
 		t.Errorf("fill without en: exit %d, stderr %q", r.code, r.stderr)
 	}
+}
+
+// englishKeys counts the messages of the shipped English file.
+func englishKeys(t *testing.T) int {
+	t.Helper()
+	res, err := locales.ParseFTL("en/tools.ftl", []byte(readFile(t, filepath.Join("..", "locales", "en", "tools.ftl"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(res.Entries())
 }
