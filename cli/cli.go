@@ -17,6 +17,7 @@ import (
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/locales"
+	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/runtime"
 )
 
@@ -72,6 +73,7 @@ type env struct {
 	g  *globals
 
 	loaded   bool
+	store    *receipts.Store
 	cfg      *config.Config
 	src      config.Source
 	warnings []string
@@ -88,6 +90,11 @@ func Main(args []string, streams IOStreams) int {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if e.store != nil {
+		if cerr := e.store.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close receipt store: %w", cerr)
+		}
+	}
 	if err != nil {
 		var s errSilent
 		if !errors.As(err, &s) {
@@ -118,7 +125,7 @@ person where policy says so, and records what ran.`,
 	pf.StringVar(&e.g.locale, "locale", "", "language of tool descriptions, e.g. en or ja (default: config, then LANG)")
 	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
 
-	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e))
+	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e))
 	root.AddCommand(newCompletionCmd(root))
 	return root
 }
@@ -164,6 +171,9 @@ func (e *env) localeFor(cfg *config.Config) string {
 type runtimeOptions struct {
 	surface  string
 	approver approval.Approver
+	// receipts opens the receipt store for writing; commands that only look
+	// (list, explain) leave it closed so they never contend for its lock.
+	receipts bool
 }
 
 func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
@@ -185,12 +195,19 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 			return nil, withCode(ExitUsage, err)
 		}
 	}
-	dataDir := e.g.dataDir
-	if dataDir == "" {
-		dataDir = cfg.DataDir(e.io.getenv)
+	var recorder runtime.Recorder
+	if o.receipts {
+		s, err := e.openReceipts(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			recorder = s
+		}
 	}
 	rt, err := runtime.New(runtime.Options{
-		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: dataDir, Logger: log, Approver: o.approver,
+		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log, Approver: o.approver,
+		Receipts: recorder,
 	})
 	if err != nil {
 		if ExitCode(err) == ExitError {

@@ -256,7 +256,7 @@ func toolsCall(cmd *cobra.Command, e *env, o *callOptions, args []string) error 
 	case e.io.InTTY:
 		approver = &approval.Terminal{In: e.io.In, Out: e.io.ErrOut}
 	}
-	rt, err := e.runtime(runtimeOptions{approver: approver})
+	rt, err := e.runtime(runtimeOptions{approver: approver, receipts: true})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/catalog"
+	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 )
@@ -38,6 +39,10 @@ type prepared struct {
 	args  json.RawMessage
 	ex    Explanation
 	log   zerolog.Logger
+	// receipts and showToken come from [receipts] of the snapshot.
+	receipts, showToken bool
+	// allowedBy says how the call was allowed, for its receipt.
+	allowedBy string
 }
 
 // Explain runs every step of the pipeline up to the policy decision and
@@ -88,6 +93,16 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		log.Info().Str("outcome", "invalid_arguments").Msg(res.Error)
 		return nil, &res, nil
 	}
+	withReceipts := r.opts.Receipts != nil && st.cfg.Receipts.Enabled()
+	if withReceipts {
+		// A receipt hashes the canonical form of the arguments; arguments
+		// that have none (numbers beyond IEEE 754, lone surrogates) are
+		// refused before anything runs rather than after.
+		if _, err := receipts.CanonicalArgs(args); err != nil {
+			res := failed(spec.Name, "%s: arguments cannot be recorded in a receipt: %v; send plain JSON numbers and valid Unicode", spec.Name, err)
+			return nil, &res, nil
+		}
+	}
 
 	impl, err := r.toolFor(entry, prof)
 	if err != nil {
@@ -111,6 +126,7 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 	}
 	return &prepared{
 		call: c, entry: entry, impl: impl, args: args, log: log,
+		receipts: withReceipts, showToken: st.cfg.Receipts.ShowInResponse,
 		ex: Explanation{
 			Tool: spec.Name, Attribution: spec.Attribution.String(), Profile: prof.Name, Channel: c.Channel,
 			Tier: a.Tier, Reasons: reasons, Plan: a.Plan, Decision: v.Decision, Why: v.Why,
@@ -156,6 +172,7 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	switch ex.Decision {
 	case risk.Allow:
 		decisionEvent(p, "allow").Msg(ex.Why)
+		p.allowedBy = receipts.AllowedAuto
 		return ctx, true, tool.Result{}
 	case risk.Ask:
 	default:
@@ -166,6 +183,7 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	key := risk.ApprovalKey(ex.Tool, ex.Assessment)
 	if !ex.AlwaysAsk && r.alwaysApproved(p.call.SessionID, key) {
 		decisionEvent(p, "allow").Str("approved", "always").Msg("approved earlier in this session")
+		p.allowedBy = receipts.AllowedAlways
 		return tool.WithApprovedPlan(ctx, ex.Plan), true, tool.Result{}
 	}
 	timeout := r.opts.ApprovalTimeout
@@ -192,8 +210,10 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 			r.rememberAlways(p.call.SessionID, key)
 		}
 		ev.Str("answer", "always").Msg("approved by user for this session")
+		p.allowedBy = receipts.AllowedByUser
 	case ans == approval.Yes:
 		ev.Str("answer", "yes").Msg("approved by user")
+		p.allowedBy = receipts.AllowedByUser
 	default:
 		ev.Str("answer", "no").Msg("denied by user")
 		return ctx, false, denied(approval.DeniedByUser)
@@ -241,12 +261,48 @@ func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error)
 		return tool.Result{}, cerr
 	}
 	res = tool.Normalize(p.entry.Spec.Name, res, err)
-	ev := p.log.Info().Dur("duration", time.Since(start)).Bool("success", res.Success)
+	res.Receipt = nil // only the runtime issues receipts
+	took := time.Since(start)
+	ev := p.log.Info().Dur("duration", took).Bool("success", res.Success)
 	if !res.Success {
-		ev = ev.Str("error", res.Error)
+		ev.Str("error", res.Error).Msg("call finished")
+		return res, nil
 	}
-	ev.Msg("call finished")
+	if rec, err := r.issue(ctx, p, res, start, took); err != nil {
+		ev.Str("receipt_error", err.Error()).Msg("call finished; its receipt could not be recorded")
+	} else if rec != nil {
+		res.Receipt = rec
+		if p.showToken {
+			res.Output.Text += "\n" + rec.Token()
+		}
+		ev.Uint64("receipt_seq", rec.Seq).Str("receipt_id", rec.ID).Msg("call finished")
+	} else {
+		ev.Msg("call finished")
+	}
 	return res, nil
+}
+
+// issue records the receipt of a successful execution. It is the only place
+// receipts are issued, and execute calls it only for a successful result:
+// denied, failed, timed-out, cancelled and schema-rejected calls never get
+// here.
+func (r *Runtime) issue(ctx context.Context, p *prepared, res tool.Result, start time.Time, took time.Duration) (*receipts.Receipt, error) {
+	if r.opts.Receipts == nil || !p.receipts {
+		return nil, nil
+	}
+	return r.opts.Receipts.Issue(context.WithoutCancel(ctx), receipts.Entry{
+		Tool:        p.entry.Spec.Name,
+		Attribution: p.entry.Spec.Attribution.String(),
+		Channel:     p.call.Channel,
+		Profile:     p.ex.Profile,
+		Session:     p.call.SessionID,
+		Tier:        p.ex.Tier.String(),
+		AllowedBy:   p.allowedBy,
+		Args:        p.args,
+		Result:      res.Output.Text,
+		Duration:    took,
+		Time:        start,
+	})
 }
 
 // safeExecute turns a panicking tool into a failed result.

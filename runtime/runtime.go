@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/internal/spelling"
 	"github.com/talonhq/talon/locales"
+	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
@@ -49,9 +51,16 @@ type Options struct {
 	// Tools are tools from sources other than the compiled-in registry
 	// (plugins, command tools, MCP servers).
 	Tools []tool.Tool
+	// Receipts records successful executions; nil issues no receipts.
+	Receipts Recorder
 	// ApprovalTimeout bounds each wait for an answer; zero means the
 	// configured [approvals] timeout_seconds (120 s).
 	ApprovalTimeout time.Duration
+}
+
+// Recorder issues receipts; *receipts.Store is the implementation.
+type Recorder interface {
+	Issue(ctx context.Context, e receipts.Entry) (*receipts.Receipt, error)
 }
 
 // Runtime hosts a catalog and dispatches calls.

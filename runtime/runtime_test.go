@@ -157,7 +157,9 @@ func TestResultNormalization(t *testing.T) {
 		sub     string
 	}{
 		{name: "empty output", exec: func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Text(""), nil }, success: true, sub: tool.NoOutput},
-		{name: "go error names tool", exec: func(context.Context, json.RawMessage) (tool.Result, error) { return tool.Result{}, errors.New("disk on fire") }, sub: "tool t_x failed: disk on fire"},
+		{name: "go error names tool", exec: func(context.Context, json.RawMessage) (tool.Result, error) {
+			return tool.Result{}, errors.New("disk on fire")
+		}, sub: "tool t_x failed: disk on fire"},
 		{name: "panic is a failed result", exec: func(context.Context, json.RawMessage) (tool.Result, error) { panic("oops") }, sub: "crashed: oops"},
 	}
 	for _, tt := range tests {

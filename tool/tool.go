@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/talonhq/talon/receipts"
 )
 
 // Kind names the source of a tool in its [Attribution].
@@ -109,6 +111,9 @@ type Result struct {
 	// Denied is set on a failed result that policy or a person refused;
 	// nothing ran.
 	Denied bool `json:"denied,omitempty"`
+	// Receipt is the signed record of a successful execution; nil for every
+	// other outcome, and when receipts are disabled.
+	Receipt *receipts.Receipt `json:"receipt,omitempty"`
 }
 
 // Output is a successful call's payload.

@@ -38,6 +38,7 @@ func scriptParams(dir string) testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"comments-kept": commentsKept,
 			"exit":          expectExit,
+			"flip-byte":     flipByte,
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -93,6 +94,33 @@ func expectExit(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit code %d, want %d", got, want)
 	}
+}
+
+// flipByte changes one byte in the middle of line N of a file: flip-byte FILE N.
+func flipByte(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: flip-byte FILE LINE")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("line %q: %v", args[1], err)
+	}
+	path := ts.MkAbs(args[0])
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if n < 1 || n > len(lines) || len(lines[n-1]) < 4 {
+		ts.Fatalf("%s has no line %d to change", args[0], n)
+	}
+	line := lines[n-1]
+	i := bytes.Index(line, []byte(`"tool":"`))
+	if i < 0 {
+		i = len(line) / 2
+	} else {
+		i += len(`"tool":"`)
+	}
+	line[i] ^= 0x01
+	ts.Check(os.WriteFile(path, bytes.Join(lines, nil), 0o644))
 }
 
 func TestScripts(t *testing.T) {

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talonhq/talon/approval"
+	mcpserver "github.com/talonhq/talon/mcp/server"
+)
+
+func newApprovalsCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "List and answer the approvals a running talon serve is waiting for",
+		Long: `A call that needs approval, from an MCP client that cannot ask its user itself,
+waits in talon serve until someone answers it here (or the approval timeout passes,
+and the call is denied). The commands reach every talon serve that uses the same
+data directory, over a Unix socket only this user can open.`,
+	}
+	cmd.AddCommand(newApprovalsListCmd(e), newApprovalsDecideCmd(e, "approve"), newApprovalsDecideCmd(e, "deny"))
+	return cmd
+}
+
+func (e *env) approvalsDataDir() (string, error) {
+	if e.g.dataDir != "" {
+		return e.g.dataDir, nil
+	}
+	cfg, err := e.config()
+	if err != nil {
+		return "", err
+	}
+	d := cfg.DataDir(e.io.getenv)
+	if d == "" {
+		return "", usageErrorf("no data directory: set HOME, data_dir or --data-dir to the one talon serve uses")
+	}
+	return d, nil
+}
+
+func newApprovalsListCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the pending approvals, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := e.approvalsDataDir()
+			if err != nil {
+				return err
+			}
+			list, err := mcpserver.ListPending(cmd.Context(), dir)
+			if err != nil {
+				return approvalsError(err)
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				if list == nil {
+					list = []mcpserver.PendingApproval{}
+				}
+				return writeJSON(out, list)
+			}
+			return printPending(out, list, time.Now())
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+func printPending(out io.Writer, list []mcpserver.PendingApproval, now time.Time) error {
+	if len(list) == 0 {
+		fmt.Fprintln(out, "no approvals pending")
+		return nil
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTOOL\tTIER\tAGE\tPLAN")
+	for _, p := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Tool, p.Tier, age(now.Sub(p.Since)), oneLine(p.Summary(), 80))
+	}
+	return tw.Flush()
+}
+
+// age renders a duration the way a person reads a wait: 8s, 2m05s, 1h03m.
+func age(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+func oneLine(s string, limit int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > limit {
+		return string(r[:limit-1]) + "…"
+	}
+	return s
+}
+
+func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
+	var always bool
+	short := "Deny a pending call: it does not run"
+	if verb == "approve" {
+		short = "Approve a pending call: it runs"
+	}
+	cmd := &cobra.Command{
+		Use:   verb + " ID",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := e.approvalsDataDir()
+			if err != nil {
+				return err
+			}
+			ans := approval.No
+			if verb == "approve" {
+				ans = approval.Yes
+				if always {
+					ans = approval.Always
+				}
+			}
+			if err := mcpserver.Decide(cmd.Context(), dir, args[0], ans); err != nil {
+				return approvalsError(err)
+			}
+			past := map[approval.Answer]string{approval.Yes: "approved", approval.Always: "approved for the rest of the session", approval.No: "denied"}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", past[ans], args[0])
+			return nil
+		},
+	}
+	if verb == "approve" {
+		cmd.Flags().BoolVar(&always, "always", false, "also allow the same call again for the rest of its session (never for always_ask tools)")
+	}
+	return cmd
+}
+
+// approvalsError gives the errors of the control endpoint their exit codes.
+func approvalsError(err error) error {
+	if errors.Is(err, approval.ErrNotPending) {
+		return withCode(ExitUsage, err)
+	}
+	return err
+}

@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/receipts"
+)
+
+// receiptsDir is where the store lives: [receipts] path, else
+// <data dir>/receipts.
+func (e *env) receiptsDir(cfg *config.Config) string {
+	if cfg.Receipts.Path != "" {
+		p := cfg.Receipts.Path
+		if !filepath.IsAbs(p) && cfg.ConfigDir() != "" {
+			p = filepath.Join(cfg.ConfigDir(), p)
+		}
+		return p
+	}
+	return filepath.Join(e.dataDir(cfg), "receipts")
+}
+
+func (e *env) dataDir(cfg *config.Config) string {
+	if e.g.dataDir != "" {
+		return e.g.dataDir
+	}
+	return cfg.DataDir(e.io.getenv)
+}
+
+// openReceipts opens the store for writing, once per command. A store held
+// by another process (a running `talon serve`) is an error before anything
+// runs, since a successful call must be recorded.
+func (e *env) openReceipts(cfg *config.Config) (*receipts.Store, error) {
+	if e.store != nil || !cfg.Receipts.Enabled() {
+		return e.store, nil
+	}
+	log, err := e.logger()
+	if err != nil {
+		return nil, err
+	}
+	s, err := receipts.Open(receipts.Options{Dir: e.receiptsDir(cfg), StoreArguments: cfg.Receipts.StoreArguments, Logger: log})
+	if err != nil {
+		if errors.Is(err, receipts.ErrLocked) {
+			return nil, fmt.Errorf("%w; calls from this process cannot be recorded while it runs: send them to the running server, or use another --data-dir", err)
+		}
+		return nil, fmt.Errorf("open receipt store: %w", err)
+	}
+	e.store = s
+	return s, nil
+}
+
+func newReceiptsCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "receipts",
+		Short: "List, show, verify and export the signed receipts of successful calls",
+	}
+	cmd.AddCommand(newReceiptsListCmd(e), newReceiptsShowCmd(e), newReceiptsVerifyCmd(e),
+		newReceiptsExportCmd(e), newReceiptsKeyCmd(e))
+	return cmd
+}
+
+func newReceiptsListCmd(e *env) *cobra.Command {
+	var f receipts.Filter
+	var since string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List receipts, oldest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			if since != "" {
+				if f.Since, err = parseSince(since, time.Now()); err != nil {
+					return withCode(ExitUsage, err)
+				}
+			}
+			rs, err := receipts.List(e.receiptsDir(cfg), f)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if rs == nil {
+					rs = []receipts.Receipt{}
+				}
+				return writeJSON(cmd.OutOrStdout(), rs)
+			}
+			return receipts.WriteTable(cmd.OutOrStdout(), rs)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.Tool, "tool", "", "only receipts of this tool")
+	fl.StringVar(&f.Session, "session", "", "only receipts of this session")
+	fl.StringVar(&since, "since", "", "only receipts since a time: a duration back (24h, 30m) or a date (2026-11-30, RFC 3339)")
+	fl.IntVar(&f.Limit, "limit", 0, "at most this many, the newest")
+	fl.BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+// parseSince reads a duration back from now, a date or an RFC 3339 time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339, "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q: use a duration such as 24h or a date such as 2026-11-30", s)
+}
+
+func newReceiptsShowCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID|SEQ|TOKEN",
+		Short: "Show every field of one receipt",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			r, err := receipts.Find(e.receiptsDir(cfg), args[0])
+			if err != nil {
+				if errors.Is(err, receipts.ErrNotFound) {
+					return withCode(ExitUsage, fmt.Errorf("%w: list them with `talon receipts list`", err))
+				}
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), r)
+			}
+			return receipts.WriteDetail(cmd.OutOrStdout(), r)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stored record")
+	return cmd
+}
+
+func newReceiptsVerifyCmd(e *env) *cobra.Command {
+	var pubkey string
+	cmd := &cobra.Command{
+		Use:   "verify [PATH]",
+		Short: "Check every signature and the hash chain; exit 0 only when all hold",
+		Long: `Verify checks a receipt store (a directory of segments, or one JSONL file) with
+only a public key: every signature, the hash chain across segments, and seq
+order. It names the first bad record and why: bad signature, broken chain,
+gap, torn record, unknown key, reordered, inserted or removed. PATH defaults to
+this machine's store; --pubkey defaults to the store's own public key file.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := ""
+			if len(args) == 1 {
+				path = args[0]
+			} else {
+				cfg, err := e.config()
+				if err != nil {
+					return err
+				}
+				path = e.receiptsDir(cfg)
+			}
+			var keys []ed25519.PublicKey
+			if pubkey != "" {
+				ks, err := receipts.ReadPublicKeys(pubkey)
+				if err != nil {
+					return withCode(ExitUsage, fmt.Errorf("read --pubkey: %w", err))
+				}
+				keys = ks
+			}
+			rep := receipts.VerifyKeys(path, keys)
+			fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(rep.String(), "\n"))
+			if !rep.OK() {
+				return errSilent(ExitVerify)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&pubkey, "pubkey", "", "public key file (from `talon receipts key`)")
+	return cmd
+}
+
+func newReceiptsExportCmd(e *env) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write every receipt as JSONL, exactly as stored",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "jsonl" {
+				return usageErrorf("unknown --format %q: only jsonl is supported", format)
+			}
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			return receipts.Export(e.receiptsDir(cfg), cmd.OutOrStdout())
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "jsonl", "output format: jsonl")
+	return cmd
+}
+
+func newReceiptsKeyCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "key",
+		Short: "Print the public key that verifies this machine's receipts",
+		Long: `Print the public key in talon's one-line text form. Give it to anyone who should
+verify receipts: talon receipts verify --pubkey key.pub STORE. The key pair is
+made on first use.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			dir := e.receiptsDir(cfg)
+			keys, err := receipts.ReadPublicKeys(receipts.PublicKeyPath(dir))
+			if err != nil {
+				s, oerr := e.openReceipts(cfg)
+				if oerr != nil {
+					return oerr
+				}
+				keys = []ed25519.PublicKey{s.PublicKey()}
+			}
+			for _, k := range keys {
+				fmt.Fprintln(cmd.OutOrStdout(), receipts.FormatPublicKey(k))
+			}
+			return nil
+		},
+	}
+}
