@@ -26,6 +26,13 @@ var known = []Entry{
 	{Name: "file_write", Feature: FeatureCore},
 	{Name: "glob_search", Feature: FeatureCore},
 	{Name: "shell", Feature: FeatureCore},
+	{Name: "memory_store", Feature: FeatureCore},
+	{Name: "memory_recall", Feature: FeatureCore},
+	{Name: "memory_forget", Feature: FeatureCore},
+	{Name: "web_fetch", Feature: FeatureCore},
+	{Name: "http_request", Feature: FeatureCore},
+	{Name: "git_operations", Feature: FeatureCore},
+	{Name: "apply_patch", Feature: FeatureCore},
 }
 
 // Known returns the catalogue of built-in names, sorted.

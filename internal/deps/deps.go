@@ -24,4 +24,9 @@ import (
 	_ "mvdan.cc/sh/v3/syntax"
 	_ "mvdan.cc/sh/v3/expand"
 	_ "github.com/gowebpki/jcs"
+	_ "github.com/JohannesKaufmann/html-to-markdown/v2"
+	_ "github.com/bluekeyes/go-gitdiff/gitdiff"
+	_ "github.com/robfig/cron/v3"
+	_ "golang.org/x/net/html/charset"
+	_ "golang.org/x/net/html"
 )
