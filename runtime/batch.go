@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/talonhq/talon/tool"
 )
@@ -32,6 +33,7 @@ func (r *Runtime) CallBatch(ctx context.Context, calls []tool.Call) []BatchResul
 		p   *prepared
 	}
 	var jobs []job
+	start := time.Now()
 	for i, c := range calls {
 		p, early, err := r.prepare(ctx, st, c)
 		switch {
@@ -40,11 +42,13 @@ func (r *Runtime) CallBatch(ctx context.Context, calls []tool.Call) []BatchResul
 			continue
 		case early != nil:
 			out[i].Result = *early
+			r.record(c, nil, *early, nil, start)
 			continue
 		}
 		cctx, allowed, res := r.authorize(ctx, st, p)
 		if !allowed {
 			out[i] = BatchResult{Result: res, Err: ctx.Err()}
+			r.record(c, p, res, ctx.Err(), start)
 			continue
 		}
 		jobs = append(jobs, job{i: i, ctx: cctx, p: p})
@@ -59,6 +63,7 @@ func (r *Runtime) CallBatch(ctx context.Context, calls []tool.Call) []BatchResul
 			defer func() { <-sem }()
 			res, err := r.execute(j.ctx, j.p)
 			out[j.i] = BatchResult{Result: res, Err: err}
+			r.record(j.p.call, j.p, res, err, start)
 		}()
 	}
 	wg.Wait()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/catalog"
+	"github.com/talonhq/talon/history"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
@@ -150,19 +151,55 @@ func denied(msg string) tool.Result { return tool.Result{Error: msg, Denied: tru
 // or cancellation by the caller. Everything else — schema failures, policy
 // denials, tool failures — is a failed [tool.Result] for the model to read.
 func (r *Runtime) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	start := time.Now()
 	st := r.state.Load()
 	p, early, err := r.prepare(ctx, st, c)
 	if err != nil {
 		return tool.Result{}, err
 	}
 	if early != nil {
+		r.record(c, p, *early, nil, start)
 		return *early, nil
 	}
-	ctx, allowed, res := r.authorize(ctx, st, p)
+	actx, allowed, res := r.authorize(ctx, st, p)
 	if !allowed {
+		r.record(c, p, res, ctx.Err(), start)
 		return res, ctx.Err()
 	}
-	return r.execute(ctx, p)
+	res, err = r.execute(actx, p)
+	r.record(c, p, res, err, start)
+	return res, err
+}
+
+// record adds a finished call to the session history. Hard errors before
+// the tool was found are not recorded: there is no tool to speak of.
+func (r *Runtime) record(c tool.Call, p *prepared, res tool.Result, err error, start time.Time) {
+	if c.SessionID == "" {
+		return
+	}
+	rec := history.Record{
+		Time: start, Session: c.SessionID, Tool: c.Name, Channel: channelOf(c.Channel), Profile: c.Profile,
+		Duration: time.Since(start),
+	}
+	if p != nil {
+		rec.Attribution, rec.Tier, rec.Decision, rec.Profile = p.ex.Attribution, p.ex.Tier.String(), p.ex.Decision.String(), p.ex.Profile
+	}
+	switch {
+	case err != nil:
+		rec.Outcome = history.OutcomeCancelled
+	case res.Success:
+		rec.Outcome = history.OutcomeSuccess
+		if res.Receipt != nil {
+			rec.ReceiptID = res.Receipt.ID
+		}
+	case res.Denied:
+		rec.Outcome = history.OutcomeDenied
+	case p == nil:
+		rec.Outcome = history.OutcomeRejected
+	default:
+		rec.Outcome = history.OutcomeFailed
+	}
+	r.history.Add(rec)
 }
 
 // authorize turns the policy verdict into run or don't run, asking a person
@@ -255,7 +292,7 @@ func (r *Runtime) rememberAlways(session, key string) {
 // execute runs an authorized call.
 func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error) {
 	start := time.Now()
-	res, err := safeExecute(ctx, p.impl, p.args)
+	res, err := safeExecute(tool.WithCall(ctx, p.call), p.impl, p.args)
 	if cerr := ctx.Err(); cerr != nil {
 		p.log.Info().Str("outcome", "cancelled").Dur("duration", time.Since(start)).Msg("call cancelled by the caller")
 		return tool.Result{}, cerr

@@ -16,6 +16,7 @@ import (
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/catalog"
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/history"
 	"github.com/talonhq/talon/internal/spelling"
 	"github.com/talonhq/talon/locales"
 	"github.com/talonhq/talon/receipts"
@@ -51,6 +52,8 @@ type Options struct {
 	// Tools are tools from sources other than the compiled-in registry
 	// (plugins, command tools, MCP servers).
 	Tools []tool.Tool
+	// History records calls per session; nil keeps a bounded one in memory.
+	History *history.Log
 	// Receipts records successful executions; nil issues no receipts.
 	Receipts Recorder
 	// ApprovalTimeout bounds each wait for an answer; zero means the
@@ -69,6 +72,7 @@ type Runtime struct {
 	bundle   *locales.Bundle
 	approver approval.Approver
 	log      zerolog.Logger
+	history  *history.Log
 
 	state atomic.Pointer[state]
 
@@ -98,7 +102,11 @@ func New(opts Options) (*Runtime, error) {
 	if approver == nil {
 		approver = approval.NonInteractive{}
 	}
-	r := &Runtime{opts: opts, bundle: bundle, approver: approver, log: opts.Logger, always: map[string]map[string]bool{}}
+	hist := opts.History
+	if hist == nil {
+		hist = history.New(history.Options{})
+	}
+	r := &Runtime{opts: opts, bundle: bundle, approver: approver, log: opts.Logger, history: hist, always: map[string]map[string]bool{}}
 	st, err := r.build(opts.Config)
 	if err != nil {
 		return nil, err
@@ -162,7 +170,7 @@ func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, erro
 	if err != nil {
 		return nil, err
 	}
-	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log}
+	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log, History: r.history}
 	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: tools})
 	if err != nil {
 		return nil, err
@@ -200,6 +208,9 @@ func (r *Runtime) Workspace() string { return r.state.Load().env.Workspace }
 
 // Locales returns the message bundle.
 func (r *Runtime) Locales() *locales.Bundle { return r.bundle }
+
+// History returns the record of calls per session.
+func (r *Runtime) History() *history.Log { return r.history }
 
 // Policy returns the compiled risk policy of the current snapshot.
 func (r *Runtime) Policy() *risk.Policy { return r.state.Load().policy }

@@ -237,3 +237,17 @@ type ProfileSettings struct {
 	ShellEnvPassthrough []string
 	ForbiddenPaths      []string
 }
+
+type callKey struct{}
+
+// WithCall records the call being executed in its context, so a tool can
+// see which session, profile and channel it serves.
+func WithCall(ctx context.Context, c Call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+// CallFrom returns the call recorded by [WithCall].
+func CallFrom(ctx context.Context) (Call, bool) {
+	c, ok := ctx.Value(callKey{}).(Call)
+	return c, ok
+}

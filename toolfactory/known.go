@@ -33,6 +33,8 @@ var known = []Entry{
 	{Name: "http_request", Feature: FeatureCore},
 	{Name: "git_operations", Feature: FeatureCore},
 	{Name: "apply_patch", Feature: FeatureCore},
+	{Name: "sessions_list", Feature: FeatureCore},
+	{Name: "sessions_history", Feature: FeatureCore},
 }
 
 // Known returns the catalogue of built-in names, sorted.

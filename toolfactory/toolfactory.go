@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/history"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -23,6 +24,8 @@ type Env struct {
 	Config *config.Config
 	// Logger is the tool's logger, already carrying its attribution.
 	Logger zerolog.Logger
+	// History is the runtime's record of calls per session.
+	History *history.Log
 }
 
 // Factory describes one compiled-in tool.

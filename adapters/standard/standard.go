@@ -7,5 +7,6 @@ package standard
 import (
 	_ "github.com/talonhq/talon/adapters/calc"
 	_ "github.com/talonhq/talon/adapters/fsx"
+	_ "github.com/talonhq/talon/adapters/sessions"
 	_ "github.com/talonhq/talon/adapters/shell"
 )
