@@ -211,7 +211,8 @@ func newReceiptsExportCmd(e *env) *cobra.Command {
 }
 
 func newReceiptsKeyCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var rotate bool
+	cmd := &cobra.Command{
 		Use:   "key",
 		Short: "Print the public key that verifies this machine's receipts",
 		Long: `Print the public key in talon's one-line text form. Give it to anyone who should
@@ -224,6 +225,19 @@ made on first use.`,
 				return err
 			}
 			dir := e.receiptsDir(cfg)
+			if rotate {
+				s, err := e.openReceipts(cfg)
+				if err != nil {
+					return err
+				}
+				id, err := s.RotateKey(cmd.Context())
+				if err != nil {
+					return fmt.Errorf("rotate the receipt key: %w", err)
+				}
+				fmt.Fprintf(e.io.ErrOut, "new key %s: the next receipt starts a new segment endorsed by the previous key\n", id)
+				fmt.Fprintln(cmd.OutOrStdout(), receipts.FormatPublicKey(s.PublicKey()))
+				return nil
+			}
 			keys, err := receipts.ReadPublicKeys(receipts.PublicKeyPath(dir))
 			if err != nil {
 				s, oerr := e.openReceipts(cfg)
@@ -238,4 +252,6 @@ made on first use.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&rotate, "rotate", false, "make a new key pair; later receipts are signed with it, and the log stays verifiable with either key")
+	return cmd
 }
