@@ -28,14 +28,11 @@ data directory, over a Unix socket only this user can open.`,
 }
 
 func (e *env) approvalsDataDir() (string, error) {
-	if e.g.dataDir != "" {
-		return e.g.dataDir, nil
-	}
 	cfg, err := e.config()
 	if err != nil {
 		return "", err
 	}
-	d := cfg.DataDir(e.io.getenv)
+	d := e.dataDir(cfg)
 	if d == "" {
 		return "", usageErrorf("no data directory: set HOME, data_dir or --data-dir to the one talon serve uses")
 	}
@@ -47,7 +44,12 @@ func newApprovalsListCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the pending approvals, oldest first",
-		Args:  cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 0 {
+				return usageErrorf("talon approvals list takes no arguments")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := e.approvalsDataDir()
 			if err != nil {
@@ -116,7 +118,12 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   verb + " ID",
 		Short: short,
-		Args:  cobra.ExactArgs(1),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("talon approvals %s takes one ID; run `talon approvals list` to see them", verb)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := e.approvalsDataDir()
 			if err != nil {

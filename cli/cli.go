@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/locales"
 	"github.com/talonhq/talon/receipts"
@@ -125,7 +126,7 @@ person where policy says so, and records what ran.`,
 	pf.StringVar(&e.g.locale, "locale", "", "language of tool descriptions, e.g. en or ja (default: config, then LANG)")
 	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
 
-	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e))
+	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e))
 	root.AddCommand(newCompletionCmd(root))
 	return root
 }
@@ -195,6 +196,13 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 			return nil, withCode(ExitUsage, err)
 		}
 	}
+	commands, err := commandtool.Load(cfg, commandtool.Options{Workspace: ws, LookupEnv: lookupEnv(e.io), Logger: log})
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("%w; run talon lint for every problem", err))
+	}
+	for _, w := range commands.Warnings {
+		fmt.Fprintf(e.io.ErrOut, "talon: warning: %s\n", w)
+	}
 	var recorder runtime.Recorder
 	if o.receipts {
 		s, err := e.openReceipts(cfg)
@@ -207,7 +215,7 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	}
 	rt, err := runtime.New(runtime.Options{
 		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log, Approver: o.approver,
-		Receipts: recorder,
+		Receipts: recorder, Tools: commands.Tools,
 	})
 	if err != nil {
 		if ExitCode(err) == ExitError {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/catalog"
+	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/locales"
 	mcpclient "github.com/talonhq/talon/mcp/client"
@@ -29,7 +31,7 @@ import (
 )
 
 // serveTokenEnv holds the bearer token when the config does not.
-const serveTokenEnv = "TALON_SERVE_TOKEN"
+const serveTokenEnv = "TALON_SERVE_TOKEN" //nolint:gosec // the name of a variable, not a credential
 
 // drainGrace is how long cancelled calls get to return at shutdown.
 const drainGrace = 2 * time.Second
@@ -119,6 +121,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	if err != nil {
 		return err
 	}
+	watch := newFileWatch(e.src.Path)
 	if e.g.logLevel == "" {
 		// A server's log is its operator's only view of what agents do.
 		e.g.logLevel = "info"
@@ -140,10 +143,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		}
 	}
 
-	dataDir := e.g.dataDir
-	if dataDir == "" {
-		dataDir = cfg.DataDir(e.io.getenv)
-	}
+	dataDir := e.dataDir(cfg)
 	queue := approval.NewQueue(approval.QueueOptions{
 		Timeout: cfg.Approvals.Timeout(),
 		OnPending: func(p approval.Pending) {
@@ -163,7 +163,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		defer func() { _ = ctl.Close() }()
 	}
 
-	rt, err := e.runtime(runtimeOptions{surface: st.surface, approver: approver})
+	rt, err := e.runtime(runtimeOptions{surface: st.surface, approver: approver, receipts: true})
 	if err != nil {
 		return err
 	}
@@ -172,7 +172,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	}
 	toolsChanged := make(chan struct{}, 1)
 	mgr := mcpclient.Start(ctx, mcpclient.Options{
-		Servers: cfg.MCP.Servers, Dir: rt.Workspace(), Logger: log, Version: version,
+		Servers: cfg.MCP.Servers, Dir: rt.Workspace(), LookupEnv: lookupEnv(e.io), Logger: log, Version: version,
 		OnToolsChanged: func(string) {
 			select {
 			case toolsChanged <- struct{}{}:
@@ -181,8 +181,13 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		},
 	})
 	defer func() { _ = mgr.Close() }()
+	s := &serving{e: e, o: o, log: log, rt: rt, mgr: mgr, settings: st}
 	if len(cfg.MCP.Servers) > 0 {
-		if err := rt.ReloadWith(cfg, mgr.Tools()); err != nil {
+		tools, err := s.sourceTools(cfg, false)
+		if err == nil {
+			err = rt.ReloadWith(cfg, tools)
+		}
+		if err != nil {
 			log.Error().Err(err).Msg("the tools of MCP servers could not join the catalog; serving without them")
 		}
 	}
@@ -190,7 +195,8 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	s := &serving{e: e, o: o, log: log, rt: rt, srv: srv, mgr: mgr, settings: st}
+	s.srv = srv
+	defer func() { _ = srv.Close() }()
 
 	runCtx, stopRun := context.WithCancel(context.Background())
 	defer stopRun()
@@ -216,7 +222,6 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	watch := newFileWatch(e.src.Path)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -271,7 +276,9 @@ func (s *serving) shutdown(httpSrv *http.Server, stopRun context.CancelFunc, ser
 	_ = s.srv.Close()
 	stopRun()
 	if s.o.stdio {
-		<-served
+		if err := <-served; err != nil {
+			s.log.Warn().Err(err).Msg("stdio session ended with an error")
+		}
 	}
 	s.log.Info().Msg("stopped")
 	return nil
@@ -289,8 +296,12 @@ func (s *serving) reload(reason string) {
 		s.log.Error().Str("reason", reason).Err(err).Msg("config reload failed; keeping the running catalog")
 		return
 	}
-	s.mgr.Update(context.Background(), cfg.MCP.Servers)
-	if err := s.rt.ReloadWith(cfg, s.mgr.Tools()); err != nil {
+	commands, err := s.commandTools(cfg, true)
+	if err == nil {
+		s.mgr.Update(context.Background(), cfg.MCP.Servers)
+		err = s.rt.ReloadWith(cfg, append(commands, s.mgr.Tools()...))
+	}
+	if err != nil {
 		s.log.Error().Str("reason", reason).Err(err).Msg("config reload failed; keeping the running catalog")
 		return
 	}
@@ -312,13 +323,42 @@ func (s *serving) reload(reason string) {
 
 // reloadTools rebuilds the catalog after an MCP server changed its tools.
 func (s *serving) reloadTools() {
-	if err := s.rt.ReloadWith(s.rt.Config(), s.mgr.Tools()); err != nil {
+	cfg := s.rt.Config()
+	tools, err := s.sourceTools(cfg, false)
+	if err == nil {
+		err = s.rt.ReloadWith(cfg, tools)
+	}
+	if err != nil {
 		s.log.Error().Err(err).Msg("the changed tools of an MCP server could not join the catalog")
 		return
 	}
 	if _, err := s.srv.Sync(); err != nil {
 		s.log.Error().Err(err).Msg("publish the changed tool list")
 	}
+}
+
+// sourceTools are the tools of cfg's other sources: its command tools and
+// the tools of the connected MCP servers.
+func (s *serving) sourceTools(cfg *config.Config, warn bool) ([]tool.Tool, error) {
+	commands, err := s.commandTools(cfg, warn)
+	if err != nil {
+		return nil, err
+	}
+	return append(commands, s.mgr.Tools()...), nil
+}
+
+// commandTools builds cfg's command tools.
+func (s *serving) commandTools(cfg *config.Config, warn bool) ([]tool.Tool, error) {
+	commands, err := commandtool.Load(cfg, commandtool.Options{Workspace: s.rt.Workspace(), LookupEnv: lookupEnv(s.e.io), Logger: s.log})
+	if err != nil {
+		return nil, err
+	}
+	if warn {
+		for _, w := range commands.Warnings {
+			s.log.Warn().Msg(w)
+		}
+	}
+	return slices.Clone(commands.Tools), nil
 }
 
 // banner tells the operator what is served and how to connect to it.

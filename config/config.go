@@ -129,6 +129,40 @@ type Tools struct {
 	// ContentSearch and GlobSearch limit the search tools.
 	ContentSearch ContentSearch `toml:"content_search"`
 	GlobSearch    GlobSearch    `toml:"glob_search"`
+	// WebFetch and HTTPRequest are the outbound HTTP rules of web_fetch and
+	// http_request.
+	WebFetch    WebFetch    `toml:"web_fetch"`
+	HTTPRequest HTTPRequest `toml:"http_request"`
+}
+
+// WebFetch is [tools.web_fetch].
+type WebFetch struct {
+	// AllowedDomains are exact hosts or "*.example.com" (subdomains only);
+	// empty means any public host.
+	AllowedDomains []string `toml:"allowed_domains"`
+	// BlockedDomains win over AllowedDomains.
+	BlockedDomains []string `toml:"blocked_domains"`
+	// AllowPrivate lists CIDRs, addresses or hosts exempt from the refusal
+	// of private, loopback, link-local and metadata addresses.
+	AllowPrivate   []string `toml:"allow_private"`
+	MaxBytes       int64    `toml:"max_bytes"`       // 0 = 2 MiB
+	TimeoutSeconds int      `toml:"timeout_seconds"` // 0 = 30
+	// MaxRedirectsSetting is nil when absent (5); 0 means do not follow.
+	MaxRedirectsSetting *int `toml:"max_redirects"`
+}
+
+// HTTPRequest is [tools.http_request]: the rules of [WebFetch], where an
+// empty AllowedDomains refuses every call, plus named secrets.
+type HTTPRequest struct {
+	AllowedDomains      []string `toml:"allowed_domains"`
+	BlockedDomains      []string `toml:"blocked_domains"`
+	AllowPrivate        []string `toml:"allow_private"`
+	MaxBytes            int64    `toml:"max_bytes"`
+	TimeoutSeconds      int      `toml:"timeout_seconds"`
+	MaxRedirectsSetting *int     `toml:"max_redirects"`
+	// Secrets maps a NAME the model may reference in secret_headers to a
+	// value, usually "${ENV_VAR}", expanded by the tool per call.
+	Secrets map[string]string `toml:"secrets"`
 }
 
 // OptionalTools returns tools.optional, or ["*"] (the full catalog) when the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/talonhq/talon/netguard"
 	"golang.org/x/text/language"
 )
 
@@ -36,6 +37,18 @@ func (v *validator) enum(path []string, got string, allowed ...string) {
 func (v *validator) nonNegative(path []string, n int) {
 	if n < 0 {
 		v.fail(path, "%s = %d is negative; use 0 for the default or a positive number", formatKey(path), n)
+	}
+}
+
+// network checks the host rules of an outbound HTTP table with the same
+// rules the guard applies, so a bad entry fails at load, naming the key.
+func (v *validator) network(path []string, allowed, blocked, private []string, timeout int, maxBytes int64) {
+	v.nonNegative(append(path, "timeout_seconds"), timeout)
+	if maxBytes < 0 {
+		v.fail(append(path, "max_bytes"), "%s = %d is negative; use 0 for the default or a positive number", formatKey(append(path, "max_bytes")), maxBytes)
+	}
+	if err := (netguard.Options{AllowedHosts: allowed, BlockedHosts: blocked, AllowPrivate: private}).Validate(); err != nil {
+		v.fail(path, "%s: %v", formatKey(path), err)
 	}
 }
 
@@ -128,6 +141,8 @@ func (c *Config) validateTools(v *validator) {
 	v.nonNegative([]string{"tools", "shell", "max_output_bytes"}, t.Shell.MaxOutputBytes)
 	v.nonNegative([]string{"tools", "content_search", "max_results"}, t.ContentSearch.MaxResults)
 	v.nonNegative([]string{"tools", "glob_search", "max_results"}, t.GlobSearch.MaxResults)
+	v.network([]string{"tools", "web_fetch"}, t.WebFetch.AllowedDomains, t.WebFetch.BlockedDomains, t.WebFetch.AllowPrivate, t.WebFetch.TimeoutSeconds, t.WebFetch.MaxBytes)
+	v.network([]string{"tools", "http_request"}, t.HTTPRequest.AllowedDomains, t.HTTPRequest.BlockedDomains, t.HTTPRequest.AllowPrivate, t.HTTPRequest.TimeoutSeconds, t.HTTPRequest.MaxBytes)
 }
 
 func (c *Config) validateProfiles(v *validator) {

@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/talonhq/talon/risk/shellparse"
+	"github.com/talonhq/talon/sandbox"
 )
 
 // waitDelay bounds how long output is still read after a command exits
@@ -162,12 +162,11 @@ func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File,
 	if c.Timeout > 0 {
 		p.ctx, p.cancel = context.WithTimeout(ctx, c.Timeout)
 	}
-	cmd := exec.CommandContext(p.ctx, c.Binary)
+	cmd := sandbox.CommandContext(p.ctx, c.Binary)
 	cmd.Args = slices.Clone(c.Argv)
 	cmd.Dir = s.opts.Workspace
 	cmd.Env = s.childEnv(c)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = reader(fds[0]), writer(fds[1]), writer(fds[2])
-	cmd.Cancel = func() error { return killGroup(cmd.Process) }
 	cmd.WaitDelay = waitDelay
 	if err := s.spawn(cmd); err != nil {
 		fmt.Fprintf(stderr, "talon: %s: %v\n", c.Argv[0], err)
@@ -178,7 +177,7 @@ func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File,
 		return p
 	}
 	p.cmd = cmd
-	setNice(cmd.Process.Pid, c.Nice)
+	sandbox.Renice(cmd.Process, c.Nice)
 	return p
 }
 
@@ -193,7 +192,7 @@ func (p *proc) wait() int {
 		return p.status
 	}
 	err := p.cmd.Wait()
-	_ = killGroup(p.cmd.Process)
+	_ = sandbox.KillGroup(p.cmd.Process)
 	if p.cancel != nil && errors.Is(p.ctx.Err(), context.DeadlineExceeded) && p.parent.Err() == nil {
 		return statusTimedOut
 	}
@@ -203,7 +202,7 @@ func (p *proc) wait() int {
 		}
 		return 0
 	}
-	if n, ok := signalStatus(p.cmd.ProcessState); ok {
+	if n, ok := sandbox.SignalStatus(p.cmd.ProcessState); ok {
 		return n
 	}
 	return p.cmd.ProcessState.ExitCode()
@@ -270,45 +269,9 @@ func closeFile(f *os.File) {
 	}
 }
 
-// capBuffer keeps the first max bytes written and counts the rest. It is
-// safe for concurrent writers.
-type capBuffer struct {
-	mu      sync.Mutex
-	max     int
-	buf     []byte
-	dropped int64
-}
+// capBuffer is the shell's cap on stdout and stderr: the first max bytes
+// are kept, the rest read and dropped, and an "[output truncated at N
+// bytes]" line marks the cut.
+type capBuffer = sandbox.CapWriter
 
-func newCapBuffer(max int) *capBuffer { return &capBuffer{max: max} }
-
-// Write keeps what fits and discards the rest, always reporting success so
-// the writer is neither blocked nor killed by a closed pipe.
-func (b *capBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	keep := min(max(b.max-len(b.buf), 0), len(p))
-	b.buf = append(b.buf, p[:keep]...)
-	b.dropped += int64(len(p) - keep)
-	return len(p), nil
-}
-
-func (b *capBuffer) truncated() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.dropped > 0
-}
-
-// String returns the kept bytes, followed by a marker line when output was
-// dropped.
-func (b *capBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	s := string(b.buf)
-	if b.dropped == 0 {
-		return s
-	}
-	if s != "" && !strings.HasSuffix(s, "\n") {
-		s += "\n"
-	}
-	return s + "[output truncated at " + strconv.Itoa(b.max) + " bytes]\n"
-}
+func newCapBuffer(max int) *capBuffer { return sandbox.NewCapWriter(max, sandbox.Discard, nil) }

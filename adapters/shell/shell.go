@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/risk/shellparse"
+	"github.com/talonhq/talon/sandbox"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -86,7 +87,8 @@ type Shell struct {
 	analyzer *shellparse.Analyzer
 	envNames []string
 	schema   json.RawMessage
-	// spawn starts every process the tool runs; a sandbox replaces it.
+	// spawn starts every process the tool runs: sandbox.Start, which
+	// tests may wrap.
 	spawn func(*exec.Cmd) error
 }
 
@@ -144,7 +146,7 @@ func New(opts Options) (*Shell, error) {
 	}
 	opts.AllowedCommands = slices.Clone(opts.AllowedCommands)
 	opts.ShellEnvPassthrough = slices.Clone(opts.ShellEnvPassthrough)
-	s := &Shell{opts: opts, analyzer: a, envNames: names, spawn: startInGroup}
+	s := &Shell{opts: opts, analyzer: a, envNames: names, spawn: sandbox.Start}
 	s.schema = json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
 		`"command":{"type":"string","minLength":1,"maxLength":%d},`+
 		`"timeout_seconds":{"type":"integer","minimum":0,"maximum":%d}},`+
@@ -180,7 +182,6 @@ func (s *Shell) Spec() tool.Spec {
 		Input:       s.schema,
 		Output:      outputSchema,
 		Tier:        tool.Low, // the floor: every call is assessed
-
 		Attribution: tool.Attribution{Kind: tool.KindBuiltin, Alias: Name},
 	}
 }
@@ -421,7 +422,7 @@ func (s *Shell) result(out outcome, timeout time.Duration) tool.Result {
 		Stdout:    stdout,
 		Stderr:    stderr,
 		TimedOut:  out.timedOut,
-		Truncated: out.stdout.truncated() || out.stderr.truncated(),
+		Truncated: out.stdout.Overflowed() || out.stderr.Overflowed(),
 	}
 	text := b.String()
 	if out.exitCode == 0 && !out.timedOut && out.canceled == nil {

@@ -7,6 +7,10 @@ package standard
 import (
 	_ "github.com/talonhq/talon/adapters/calc"
 	_ "github.com/talonhq/talon/adapters/fsx"
+	_ "github.com/talonhq/talon/adapters/git"
+	_ "github.com/talonhq/talon/adapters/memory"
+	_ "github.com/talonhq/talon/adapters/patch"
 	_ "github.com/talonhq/talon/adapters/sessions"
 	_ "github.com/talonhq/talon/adapters/shell"
+	_ "github.com/talonhq/talon/adapters/web"
 )

@@ -1,0 +1,61 @@
+// Package git provides git_operations: structured, local-only git
+// operations on the repository whose top level is the workspace.
+//
+// The model picks an operation (status, diff, log, show, branch, add,
+// commit, checkout, switch, stash, restore) and fills the few fields it
+// takes; the tool builds the git argument vector itself and runs the git
+// binary through the sandbox spawner, never through a shell. Nothing that
+// reaches a remote is offered: push, pull, fetch and clone are high risk and
+// belong to the shell tool under policy.
+//
+//	root, err := workspace.New(dir)
+//	if err != nil {
+//		return err
+//	}
+//	ops := git.New(root, git.Options{})
+//	res, err := ops.Execute(ctx, json.RawMessage(`{"operation":"status"}`))
+//
+// # Risk
+//
+// Reading operations (status, diff, log, show, branch listing, stash list)
+// are low; local writes (add, commit, checkout, switch, stash
+// push/pop/apply/drop, restore, branch creation) are medium.
+// [Operations.Assess] reports the tier, the paths the call names and a plan
+// whose commands are the exact argument vectors that will run. A ref that
+// starts with "-" (which git would read as an option such as -c, --exec or
+// --upload-pack), a ref that looks like a remote URL (ext::, scheme://), an
+// invalid branch name, and a path outside the workspace or inside .git deny
+// the call.
+//
+// # Confinement
+//
+// Every command runs as
+//
+//	git -C <workspace> --no-pager --literal-pathspecs --git-dir=.git --work-tree=. -c ... <operation>
+//
+// with an environment of PATH, LC_ALL=C, GIT_CONFIG_NOSYSTEM=1,
+// GIT_CONFIG_GLOBAL=/dev/null, GIT_ATTR_NOSYSTEM=1 and
+// GIT_TERMINAL_PROMPT=0 only. The -c settings switch off what a repository's
+// own config could use to run programs or reach a network: hooks
+// (core.hooksPath=/dev/null), the file system monitor (core.fsmonitor),
+// transports (protocol.allow=never), commit signing, automatic gc, and
+// identity guessing (user.useConfigOnly). diff, log and show pass
+// --no-ext-diff and --no-textconv. Filter drivers (and, for stash pop and
+// apply, merge drivers) cannot be switched off by name, so before each
+// operation the tool reads the repository config and refuses to run when
+// one is configured. Paths are workspace-relative, literal (no pathspec
+// magic or globs) and always follow "--".
+//
+// # Approvals
+//
+// Execute builds the plan again and, when the context carries an approved
+// plan ([tool.WithApprovedPlan]), refuses to run anything that differs from
+// it in any argument, binary, directory or environment name.
+//
+// # Results
+//
+// The text is git's standard output, then its standard error under a
+// "[stderr]" line. A non-zero exit status, a timeout and output over the
+// cap are failed results that say what to do next; Output.Data is a
+// [Data].
+package git

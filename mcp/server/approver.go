@@ -1,0 +1,153 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+
+	"github.com/talonhq/talon/approval"
+)
+
+// caller is the MCP session a call came from, carried in the call's
+// context so the approver can reach the person behind it.
+type caller struct {
+	session *sdk.ServerSession
+	id      string
+	elicit  bool
+}
+
+type callerKey struct{}
+
+func withCaller(ctx context.Context, c *caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+func callerFrom(ctx context.Context) *caller {
+	c, _ := ctx.Value(callerKey{}).(*caller)
+	return c
+}
+
+// canElicit reports whether the client of req accepts form elicitation.
+func canElicit(req *sdk.CallToolRequest) bool {
+	if req.Session == nil {
+		return false
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil {
+		return false
+	}
+	e := caps.Elicitation
+	// A client that names only URL mode cannot show a form; naming
+	// neither means form, for compatibility with older clients.
+	return e.Form != nil || e.URL == nil
+}
+
+// Approver is the approver of a runtime served over MCP. It asks the
+// person behind the session that made the call: through MCP elicitation
+// when that client supports it, otherwise by parking the request in Queue
+// for `talon approvals`. With neither, it fails closed.
+//
+// The zero value has no queue: calls from clients without elicitation are
+// denied with [approval.DeniedNoApprover].
+type Approver struct {
+	// Queue holds requests no client can be asked about; nil means none.
+	Queue *approval.Queue
+	// Logger notes elicitations that failed and fell back to the queue.
+	Logger zerolog.Logger
+}
+
+var _ approval.Approver = (*Approver)(nil)
+
+// errDismissed is a client's "cancel": a person closed the question
+// without answering it.
+var errDismissed = errors.New("the question was dismissed without an answer")
+
+// Approve routes req; see [Approver].
+func (a *Approver) Approve(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	if c := callerFrom(ctx); c != nil && c.elicit && c.session != nil {
+		ans, err := elicit(ctx, c.session, req)
+		switch {
+		case err == nil:
+			return ans, nil
+		case ctx.Err() != nil:
+			return approval.No, fmt.Errorf("%w: %v", approval.ErrNoApprover, ctx.Err())
+		case errors.Is(err, errDismissed):
+			return approval.No, fmt.Errorf("%w: %v", approval.ErrNoApprover, err)
+		}
+		a.Logger.Warn().Str("tool", req.Tool).Str("attribution", req.Attribution).Str("session", req.SessionID).
+			Err(err).Msg("elicitation failed; the request waits for talon approvals instead")
+	}
+	if a.Queue != nil {
+		return a.Queue.Approve(ctx, req)
+	}
+	return approval.No, fmt.Errorf("%w: the client cannot be asked and no approval queue is running", approval.ErrNoApprover)
+}
+
+// Answers offered in an elicitation.
+const (
+	answerYes    = "yes"
+	answerNo     = "no"
+	answerAlways = "always"
+	answerField  = "decision"
+)
+
+// elicit asks the client's user and reads one answer.
+func elicit(ctx context.Context, ss *sdk.ServerSession, req approval.Request) (approval.Answer, error) {
+	choices := []any{answerYes, answerNo, answerAlways}
+	names := []any{"Yes, run it once", "No, refuse it", "Always allow this exact call in this session"}
+	if req.AlwaysAsk {
+		choices, names = choices[:2], names[:2]
+	}
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			answerField: map[string]any{
+				"type":        "string",
+				"title":       "Allow this call?",
+				"enum":        choices,
+				"enumNames":   names,
+				"description": "yes runs it once; no refuses it" + alwaysHint(req),
+			},
+		},
+		"required": []any{answerField},
+	}
+	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Message: elicitMessage(req), RequestedSchema: schema})
+	if err != nil {
+		return approval.No, err
+	}
+	switch res.Action {
+	case "accept":
+		v, _ := res.Content[answerField].(string)
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case answerYes:
+			return approval.Yes, nil
+		case answerAlways:
+			if req.AlwaysAsk {
+				return approval.Yes, nil
+			}
+			return approval.Always, nil
+		}
+		return approval.No, nil
+	case "decline":
+		return approval.No, nil
+	default:
+		return approval.No, errDismissed
+	}
+}
+
+func alwaysHint(req approval.Request) string {
+	if req.AlwaysAsk {
+		return ""
+	}
+	return "; always also allows this exact call again for the rest of the session"
+}
+
+// elicitMessage is the question shown to the person: everything
+// [approval.Render] shows an approver on a terminal.
+func elicitMessage(req approval.Request) string {
+	return strings.TrimSpace(approval.Render(req)) + "\n\nAllow this call?"
+}
