@@ -17,12 +17,7 @@ import (
 // spawnerAllowlist names the packages besides sandbox that may still build
 // or start processes themselves, each with the reason. Keep it short: every
 // entry is a process that escapes the spawner's protections.
-var spawnerAllowlist = map[string]string{
-	// The MCP SDK's CommandTransport starts the *exec.Cmd it is given;
-	// the client should build it with sandbox.Command, then this entry
-	// goes away.
-	"mcp/client": "stdio MCP servers are started by the MCP SDK's CommandTransport",
-}
+var spawnerAllowlist = map[string]string{}
 
 // spawnCalls are the functions that start (or build something that
 // starts) a process, by import path.

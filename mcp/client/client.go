@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/sandbox"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -444,7 +444,7 @@ func (r *remote) transport() (sdk.Transport, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(r.cfg.Command, r.cfg.Args...)
+	cmd := sandbox.Command(r.cfg.Command, r.cfg.Args...)
 	cmd.Env = env
 	cmd.Dir = r.m.opts.Dir
 	cmd.Stderr = &lineLogger{log: r.log}
