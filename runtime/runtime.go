@@ -170,7 +170,7 @@ func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, erro
 	if err != nil {
 		return nil, err
 	}
-	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log, History: r.history}
+	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log, History: r.history, Caller: r}
 	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: tools})
 	if err != nil {
 		return nil, err

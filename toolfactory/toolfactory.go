@@ -1,6 +1,7 @@
 package toolfactory
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"sync"
@@ -26,6 +27,15 @@ type Env struct {
 	Logger zerolog.Logger
 	// History is the runtime's record of calls per session.
 	History *history.Log
+	// Caller runs calls through the runtime's whole pipeline (policy,
+	// approvals, receipts), for tools that call other tools, such as a
+	// scheduler. Nil outside a runtime.
+	Caller Caller
+}
+
+// Caller runs a call through the runtime's pipeline.
+type Caller interface {
+	Call(ctx context.Context, c tool.Call) (tool.Result, error)
 }
 
 // Factory describes one compiled-in tool.
