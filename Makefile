@@ -25,7 +25,7 @@ test:
 
 ## test-tagged: the checks that need a binary built with the test-only feature
 test-tagged:
-	$(GO) test -race -count=1 -tags talon_testtools -run 'Tagged' ./cli/... ./runtime/...
+	$(GO) test -race -count=1 -tags talon_testtools -run 'TestTaggedScripts' ./cmd/talon
 
 ## bench: every benchmark, benchstat-friendly, with ratios against baselines
 bench:
