@@ -112,18 +112,7 @@ func newConfigSetCmd(e *env) *cobra.Command {
 		Short: "Change one setting in place, keeping comments (VALUE is a TOML value: '[]', '\"ja\"', true)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cwd, err := e.io.cwd()
-			if err != nil {
-				return err
-			}
-			src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			if src.Path == "" {
-				return usageErrorf("no config file to edit: create one with `talon config init` first")
-			}
-			old, err := os.ReadFile(src.Path)
+			path, old, err := e.configFile("edit")
 			if err != nil {
 				return err
 			}
@@ -132,17 +121,16 @@ func newConfigSetCmd(e *env) *cobra.Command {
 				return withCode(ExitUsage, err)
 			}
 			if !noInteractive && e.io.InTTY {
-				fmt.Fprintf(e.io.ErrOut, "set %s = %s in %s? [y/N] ", args[0], args[1], src.Path)
+				fmt.Fprintf(e.io.ErrOut, "set %s = %s in %s? [y/N] ", args[0], args[1], path)
 				line, _ := bufio.NewReader(e.io.In).ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 					return withCode(ExitError, errors.New("not changed"))
 				}
 			}
-			if err := config.SetInFile(src.Path, args[0], args[1]); err != nil {
-				return withCode(ExitUsage, err)
+			if err := writeConfig(path, updated); err != nil {
+				return err
 			}
-			_ = updated
-			fmt.Fprintf(cmd.OutOrStdout(), "set %s in %s\n", args[0], src.Path)
+			fmt.Fprintf(cmd.OutOrStdout(), "set %s in %s\n", args[0], path)
 			return nil
 		},
 	}
@@ -197,18 +185,7 @@ func newConfigMigrateCmd(e *env) *cobra.Command {
 		Short: "Bring the config file up to the current schema, keeping every choice and comment",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cwd, err := e.io.cwd()
-			if err != nil {
-				return err
-			}
-			src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			if src.Path == "" {
-				return usageErrorf("no config file to migrate: create one with `talon config init`")
-			}
-			old, err := os.ReadFile(src.Path)
+			path, old, err := e.configFile("migrate")
 			if err != nil {
 				return err
 			}
@@ -218,7 +195,7 @@ func newConfigMigrateCmd(e *env) *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			if len(changes) == 0 {
-				fmt.Fprintf(w, "%s is current\n", src.Path)
+				fmt.Fprintf(w, "%s is current\n", path)
 				return nil
 			}
 			for _, c := range changes {
@@ -227,17 +204,43 @@ func newConfigMigrateCmd(e *env) *cobra.Command {
 			if dryRun {
 				return nil
 			}
-			mode := fs.FileMode(0o644)
-			if fi, err := os.Stat(src.Path); err == nil {
-				mode = fi.Mode().Perm()
-			}
-			if err := config.WriteFileAtomic(src.Path, out, mode); err != nil {
+			if err := writeConfig(path, out); err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "migrated %s\n", src.Path)
+			fmt.Fprintf(w, "migrated %s\n", path)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes without writing")
 	return cmd
+}
+
+// configFile finds the config file a command edits and reads it; what names
+// the command's action for the error when there is no file.
+func (e *env) configFile(what string) (string, []byte, error) {
+	cwd, err := e.io.cwd()
+	if err != nil {
+		return "", nil, err
+	}
+	src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+	if err != nil {
+		return "", nil, withCode(ExitUsage, err)
+	}
+	if src.Path == "" {
+		return "", nil, usageErrorf("no config file to %s: create one with `talon config init` first", what)
+	}
+	data, err := os.ReadFile(src.Path)
+	if err != nil {
+		return "", nil, err
+	}
+	return src.Path, data, nil
+}
+
+// writeConfig replaces the config file atomically, keeping its mode.
+func writeConfig(path string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return config.WriteFileAtomic(path, data, mode)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 
+	"github.com/talonhq/talon/adapters/cron"
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/catalog"
 	"github.com/talonhq/talon/commandtool"
@@ -163,10 +164,14 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		defer func() { _ = ctl.Close() }()
 	}
 
-	rt, err := e.runtime(runtimeOptions{surface: st.surface, approver: approver, receipts: true})
+	// Scheduled calls have nobody to ask: they fail closed, never queue.
+	rt, err := e.runtime(runtimeOptions{surface: st.surface, approver: cron.Approver{Next: approver}, receipts: true})
 	if err != nil {
 		return err
 	}
+	sched := cron.NewScheduler(cron.SchedulerOptions{DataDir: dataDir, Caller: rt, Logger: log})
+	sched.Start()
+	defer sched.Stop()
 	for _, d := range rt.Catalog().Diagnostics() {
 		log.Warn().Msg(d.Message)
 	}

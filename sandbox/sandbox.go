@@ -34,9 +34,19 @@ var (
 // *exec.Cmd themselves (an MCP stdio transport); code that starts the
 // command calls [Start]. name is looked up in talon's PATH as
 // [exec.Command] does.
+//
+// When the sandbox is active the command is routed through the helper
+// here, since its starter is not this package: set Env, Dir and the
+// descriptors afterwards as usual, but not Path or Args. Under [Required]
+// without Landlock the command's Err is set, so starting it fails.
 func Command(name string, arg ...string) *exec.Cmd {
 	cmd := exec.Command(name, arg...)
 	prepare(cmd)
+	if _, err := wrap(cmd); err != nil {
+		cmd.Err = err
+	} else {
+		eager.Store(cmd, struct{}{})
+	}
 	return cmd
 }
 
@@ -50,12 +60,29 @@ func CommandContext(ctx context.Context, name string, arg ...string) *exec.Cmd {
 	return cmd
 }
 
-// Start starts cmd in a process group of its own. It is the one place tool
-// work starts processes; cmd may come from anywhere, and is prepared again
-// (which is harmless) before it starts.
+// Start starts cmd in a process group of its own, under the sandbox when
+// it is active. It is the one place tool work starts processes; cmd may
+// come from anywhere, and is prepared again (which is harmless) before it
+// starts. Its private temp dir is removed once the process has exited.
+//
+// # Errors
+//
+// Under [Required] without Landlock, Start returns [ErrUnsandboxed] and
+// nothing runs.
 func Start(cmd *exec.Cmd) error {
 	prepare(cmd)
-	return cmd.Start()
+	tmp, err := wrap(cmd)
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		removeTemp(tmp)
+		return err
+	}
+	if tmp != "" {
+		removeAfter(cmd.Process, tmp)
+	}
+	return nil
 }
 
 // Overflow says what happens when a child writes more than its cap.
@@ -257,6 +284,13 @@ func Run(ctx context.Context, c Cmd) Outcome {
 	}
 	cmd.Cancel = func() error { return KillGroup(cmd.Process) }
 	prepare(cmd)
+	tmp, err := wrap(cmd)
+	if err != nil {
+		out.Err = err
+		out.Duration = time.Since(start)
+		return out
+	}
+	defer removeTemp(tmp)
 
 	p, err := newPipes(c.Stdin)
 	if err != nil {

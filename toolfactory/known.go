@@ -35,6 +35,11 @@ var known = []Entry{
 	{Name: "apply_patch", Feature: FeatureCore},
 	{Name: "sessions_list", Feature: FeatureCore},
 	{Name: "sessions_history", Feature: FeatureCore},
+	{Name: "cron_add", Feature: FeatureCore},
+	{Name: "cron_list", Feature: FeatureCore},
+	{Name: "cron_remove", Feature: FeatureCore},
+	{Name: "cron_run", Feature: FeatureCore},
+	{Name: "cron_runs", Feature: FeatureCore},
 }
 
 // Known returns the catalogue of built-in names, sorted.

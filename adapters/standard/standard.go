@@ -6,6 +6,7 @@ package standard
 
 import (
 	_ "github.com/talonhq/talon/adapters/calc"
+	_ "github.com/talonhq/talon/adapters/cron"
 	_ "github.com/talonhq/talon/adapters/fsx"
 	_ "github.com/talonhq/talon/adapters/git"
 	_ "github.com/talonhq/talon/adapters/memory"
