@@ -143,3 +143,22 @@ func leafProblems(ve *jsonschema.ValidationError) []string {
 	sort.Strings(out)
 	return out
 }
+
+// DecodeArgs decodes a call's arguments into v strictly, the way every
+// built-in tool reads them: unknown fields and trailing data are errors, and
+// empty arguments or null mean {}.
+func DecodeArgs(raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		raw = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("unexpected data after the arguments object")
+	}
+	return nil
+}

@@ -2,7 +2,6 @@ package fsx
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,24 +15,6 @@ import (
 
 // sniffLen is how much of a file decides whether it is text.
 const sniffLen = 8 << 10
-
-// decodeArgs decodes a call's arguments strictly: unknown fields and
-// trailing data are errors. Empty arguments and null mean {}.
-func decodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("unexpected data after the arguments object")
-	}
-	return nil
-}
 
 // argsFailure is the result for arguments that could not be decoded.
 func argsFailure(err error, example string) tool.Result {

@@ -81,7 +81,7 @@ type editArgs struct {
 // outside the workspace denies the call.
 func (t *EditFile) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a editArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode file_edit arguments: %w", err)
 	}
 	as := tool.Assessment{Tier: tool.Medium}
@@ -111,7 +111,7 @@ func (t *EditFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 		return tool.Result{}, err
 	}
 	var a editArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, `{"path": "main.go", "old_string": "foo()", "new_string": "bar()"}`), nil
 	}
 	switch {

@@ -96,7 +96,7 @@ type globArgs struct {
 // Assess reports the directory the call lists.
 func (t *GlobSearch) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a globArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode glob_search arguments: %w", err)
 	}
 	as := tool.Assessment{Tier: tool.Low}
@@ -139,7 +139,7 @@ func checkPattern(pattern, what string) (string, error) {
 // Execute lists the matching files.
 func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
 	var a globArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, `{"pattern": "**/*.go", "path": "src"}`), nil
 	}
 	if a.Pattern == "" {

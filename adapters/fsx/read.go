@@ -95,7 +95,7 @@ type readArgs struct {
 // workspace denies the call.
 func (t *ReadFile) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a readArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode file_read arguments: %w", err)
 	}
 	as := tool.Assessment{Tier: tool.Low}
@@ -106,7 +106,7 @@ func (t *ReadFile) Assess(raw json.RawMessage) (tool.Assessment, error) {
 // Execute reads the requested lines.
 func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
 	var a readArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, `{"path": "README.md", "offset": 1, "limit": 200}`), nil
 	}
 	if a.Path == "" {

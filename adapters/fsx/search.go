@@ -127,7 +127,7 @@ type searchArgs struct {
 // Assess reports the file or directory the call searches.
 func (t *ContentSearch) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a searchArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode content_search arguments: %w", err)
 	}
 	as := tool.Assessment{Tier: tool.Low}
@@ -159,7 +159,7 @@ type search struct {
 // Execute runs the search.
 func (t *ContentSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
 	var a searchArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, `{"pattern": "func \\w+Handler", "include": ["**/*.go"]}`), nil
 	}
 	if a.Pattern == "" {

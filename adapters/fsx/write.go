@@ -74,7 +74,7 @@ type writeArgs struct {
 // outside the workspace denies the call.
 func (t *WriteFile) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a writeArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode file_write arguments: %w", err)
 	}
 	as := tool.Assessment{Tier: tool.Medium}
@@ -101,7 +101,7 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resu
 		return tool.Result{}, err
 	}
 	var a writeArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, `{"path": "notes/todo.md", "content": "- ship\n"}`), nil
 	}
 	if a.Path == "" {

@@ -53,7 +53,7 @@ const forgetExample = `{"key": "user-editor"}`
 // Assess names the memory the call deletes.
 func (t *ForgetTool) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a forgetArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode memory_forget arguments: %w", err)
 	}
 	return tool.Assessment{Tier: tool.Medium, Reasons: []string{fmt.Sprintf("forgets memory %s of profile %s", a.Key, t.ns)}}, nil
@@ -65,7 +65,7 @@ func (t *ForgetTool) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 		return tool.Result{}, err
 	}
 	var a forgetArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, forgetExample), nil
 	}
 	if a.Key == "" {

@@ -87,7 +87,7 @@ const recallExample = `{"query": "editor preferences", "limit": 5}`
 // Assess reports a read of the profile's memory.
 func (t *RecallTool) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a recallArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode memory_recall arguments: %w", err)
 	}
 	return tool.Assessment{Tier: tool.Low, Reasons: []string{"reads the memory of profile " + t.ns}}, nil
@@ -99,7 +99,7 @@ func (t *RecallTool) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 		return tool.Result{}, err
 	}
 	var a recallArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, recallExample), nil
 	}
 	if a.Key != "" {

@@ -61,7 +61,7 @@ const storeExample = `{"key": "user-editor", "content": "The user edits Go code 
 // path: the database is talon's own file, not one the caller chooses.
 func (t *StoreTool) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a storeArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode memory_store arguments: %w", err)
 	}
 	key := a.Key
@@ -86,7 +86,7 @@ func (t *StoreTool) Execute(ctx context.Context, raw json.RawMessage) (tool.Resu
 		return tool.Result{}, err
 	}
 	var a storeArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return argsFailure(err, storeExample), nil
 	}
 	if a.Content == nil {

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,24 +69,6 @@ func spec(name string, schema string, tier tool.Tier) tool.Spec {
 		Tier:        tier,
 		Attribution: tool.Attribution{Kind: tool.KindBuiltin, Alias: name},
 	}
-}
-
-// decodeArgs decodes a call's arguments strictly: unknown fields and
-// trailing data are errors. Empty arguments and null mean {}.
-func decodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("unexpected data after the arguments object")
-	}
-	return nil
 }
 
 // argsFailure is the result for arguments that could not be decoded.

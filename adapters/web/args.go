@@ -1,9 +1,7 @@
 package web
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -15,24 +13,6 @@ import (
 
 // maxURLLength bounds the url argument.
 const maxURLLength = 8192
-
-// decodeArgs decodes a call's arguments strictly: unknown fields and
-// trailing data are errors. Empty arguments and null mean {}.
-func decodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("unexpected data after the arguments object")
-	}
-	return nil
-}
 
 // parseURL parses the url argument. A URL without a scheme gets a message
 // that says to add one rather than a refusal for its scheme.

@@ -131,7 +131,7 @@ func fetchSummary(u *url.URL) string { return "GET " + u.Redacted() }
 // is noted among the reasons; the call then fails without connecting.
 func (t *WebFetch) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	var a fetchArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Assessment{}, fmt.Errorf("decode web_fetch arguments: %w", err)
 	}
 	as := tool.Assessment{Tier: tool.Low}
@@ -151,7 +151,7 @@ func (t *WebFetch) Assess(raw json.RawMessage) (tool.Assessment, error) {
 // Execute fetches the page.
 func (t *WebFetch) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, error) {
 	var a fetchArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return tool.Failure("invalid arguments: %v: pass an object like {\"url\": \"https://example.com/\"}", err), nil
 	}
 	u, err := parseURL(a.URL)

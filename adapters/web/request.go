@@ -181,7 +181,7 @@ type request struct {
 // value.
 func (t *HTTPRequest) parse(raw json.RawMessage) (*request, string) {
 	var a requestArgs
-	if err := decodeArgs(raw, &a); err != nil {
+	if err := tool.DecodeArgs(raw, &a); err != nil {
 		return nil, fmt.Sprintf("invalid arguments: %v: pass an object like {\"method\": \"GET\", \"url\": \"https://api.example.com/items\"}", err)
 	}
 	r := &request{method: strings.ToUpper(strings.TrimSpace(a.Method)), headers: map[string]string{}, secrets: map[string]string{}, maxBytes: a.MaxBytes}
