@@ -57,6 +57,9 @@ type SelectOptions struct {
 	Known []toolfactory.Entry
 	// Registered are the compiled-in factories; nil = toolfactory.Registered().
 	Registered []toolfactory.Factory
+	// Always are names selected whenever they are compiled in, whatever
+	// optional says (tool_search, when deferred discovery is on).
+	Always []string
 }
 
 // Selection is the outcome of [Select].
@@ -156,6 +159,11 @@ func Select(opts SelectOptions) (Selection, error) {
 		}
 	}
 
+	for _, n := range opts.Always {
+		if _, ok := byName[n]; ok {
+			want[n] = true
+		}
+	}
 	var unknown []string
 	reported := map[string]bool{}
 	for _, n := range named {

@@ -76,8 +76,10 @@ type Runtime struct {
 
 	state atomic.Pointer[state]
 
-	mu     sync.Mutex
-	always map[string]map[string]bool // session -> approval keys answered "always"
+	mu         sync.Mutex
+	always     map[string]map[string]bool // session -> approval keys answered "always"
+	active     map[string]map[string]bool // session -> tools activated by tool_search
+	onActivate func()
 }
 
 // state is everything a reload replaces at once.
@@ -106,7 +108,8 @@ func New(opts Options) (*Runtime, error) {
 	if hist == nil {
 		hist = history.New(history.Options{})
 	}
-	r := &Runtime{opts: opts, bundle: bundle, approver: approver, log: opts.Logger, history: hist, always: map[string]map[string]bool{}}
+	r := &Runtime{opts: opts, bundle: bundle, approver: approver, log: opts.Logger, history: hist,
+		always: map[string]map[string]bool{}, active: map[string]map[string]bool{}}
 	st, err := r.build(opts.Config)
 	if err != nil {
 		return nil, err
@@ -166,11 +169,15 @@ func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, erro
 	if surface == "" {
 		surface = catalog.SurfaceChat
 	}
-	sel, err := catalog.Select(catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface})
+	so := catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface}
+	if cfg.Runtime.DeferredBuiltinTools {
+		so.Always = []string{ToolSearch}
+	}
+	sel, err := catalog.Select(so)
 	if err != nil {
 		return nil, err
 	}
-	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log, History: r.history, Caller: r}
+	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log, History: r.history, Caller: r, Discovery: r}
 	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: tools})
 	if err != nil {
 		return nil, err
@@ -223,6 +230,12 @@ type ViewOptions struct {
 	Channel string
 	// Locale is the language of descriptions; "" means English.
 	Locale string
+	// Session names the caller's session, whose tool_search activations
+	// the view includes when deferred discovery is on.
+	Session string
+	// AnyActivated includes the tools any session has activated: a view
+	// shared by many sessions (an MCP server's tool list) uses it.
+	AnyActivated bool
 }
 
 // View returns the localized specs a caller may use: the catalog minus the
@@ -240,7 +253,7 @@ func (r *Runtime) View(opts ViewOptions) ([]tool.Spec, error) {
 			out = append(out, s)
 		}
 	}
-	return out, nil
+	return r.defer_(st, out, opts), nil
 }
 
 func channelOf(c string) string {

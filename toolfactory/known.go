@@ -35,11 +35,13 @@ var known = []Entry{
 	{Name: "apply_patch", Feature: FeatureCore},
 	{Name: "sessions_list", Feature: FeatureCore},
 	{Name: "sessions_history", Feature: FeatureCore},
+	{Name: "tool_search", Feature: FeatureCore},
 	{Name: "cron_add", Feature: FeatureCore},
 	{Name: "cron_list", Feature: FeatureCore},
 	{Name: "cron_remove", Feature: FeatureCore},
 	{Name: "cron_run", Feature: FeatureCore},
 	{Name: "cron_runs", Feature: FeatureCore},
+	{Name: "process", Feature: FeatureCore},
 }
 
 // Known returns the catalogue of built-in names, sorted.

@@ -31,6 +31,14 @@ type Env struct {
 	// approvals, receipts), for tools that call other tools, such as a
 	// scheduler. Nil outside a runtime.
 	Caller Caller
+	// Discovery searches the catalog and activates tools for a session
+	// (tool_search). Nil outside a runtime.
+	Discovery Discovery
+}
+
+// Discovery finds tools for a caller and activates them for its session.
+type Discovery interface {
+	Search(ctx context.Context, c tool.Call, query string, limit int) ([]tool.Spec, error)
 }
 
 // Caller runs a call through the runtime's pipeline.

@@ -171,7 +171,9 @@ func (s *Server) Sync() (changed bool, err error) {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
 	profile, locale := s.view()
-	specs, err := s.rt.View(runtime.ViewOptions{Profile: profile, Channel: tool.ChannelMCP, Locale: locale})
+	// One tool list serves every session, so it includes what any session
+	// activated through tool_search (deferred discovery).
+	specs, err := s.rt.View(runtime.ViewOptions{Profile: profile, Channel: tool.ChannelMCP, Locale: locale, AnyActivated: true})
 	if err != nil {
 		return false, err
 	}
