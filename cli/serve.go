@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/talonhq/talon/adapters/cron"
+	"github.com/talonhq/talon/adapters/process"
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/catalog"
 	"github.com/talonhq/talon/commandtool"
@@ -172,6 +173,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	sched := cron.NewScheduler(cron.SchedulerOptions{DataDir: dataDir, Caller: rt, Logger: log})
 	sched.Start()
 	defer sched.Stop()
+	defer func() { _ = process.Shutdown() }() // background processes end with talon
 	for _, d := range rt.Catalog().Diagnostics() {
 		log.Warn().Msg(d.Message)
 	}
@@ -202,6 +204,13 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	}
 	s.srv = srv
 	defer func() { _ = srv.Close() }()
+	// Tools activated by tool_search join the shared tool list, and
+	// clients are told it changed.
+	rt.OnActivate(func() {
+		if _, err := srv.Sync(); err != nil {
+			log.Warn().Err(err).Msg("tool list not refreshed after tool_search")
+		}
+	})
 
 	runCtx, stopRun := context.WithCancel(context.Background())
 	defer stopRun()

@@ -229,7 +229,12 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	}
 	actx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	ans, err := r.approver.Approve(actx, approval.Request{
+	approver := r.approver
+	if p.call.Channel == tool.ChannelCron {
+		// A scheduled call has nobody behind it: never queue or elicit.
+		approver = approval.NonInteractive{}
+	}
+	ans, err := approver.Approve(actx, approval.Request{
 		Tool: ex.Tool, Attribution: ex.Attribution, Tier: ex.Tier, Reasons: ex.Reasons, Plan: ex.Plan,
 		Args: approval.Redact(p.args), Channel: p.call.Channel, Profile: ex.Profile, SessionID: p.call.SessionID,
 		AlwaysAsk: ex.AlwaysAsk,

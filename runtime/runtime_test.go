@@ -344,3 +344,16 @@ func TestReloadSwapsCatalog(t *testing.T) {
 		t.Fatal("old snapshot changed")
 	}
 }
+
+func TestCronChannelNeverAsks(t *testing.T) {
+	f := &fake{name: "t_write", tier: tool.Medium}
+	ap := &scriptedApprover{answer: approval.Yes}
+	rt, _ := newRT(t, profile("supervised"), ap, f)
+	res, err := rt.Call(context.Background(), tool.Call{Name: "t_write", Channel: tool.ChannelCron, SessionID: "cron:x"})
+	if err != nil || !res.Denied || !strings.Contains(res.Error, "no person decided") {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if ap.asked.Load() != 0 || f.runs.Load() != 0 {
+		t.Fatal("a cron call reached an approver or ran")
+	}
+}

@@ -11,7 +11,9 @@ import (
 	_ "github.com/talonhq/talon/adapters/git"
 	_ "github.com/talonhq/talon/adapters/memory"
 	_ "github.com/talonhq/talon/adapters/patch"
+	_ "github.com/talonhq/talon/adapters/process"
 	_ "github.com/talonhq/talon/adapters/sessions"
 	_ "github.com/talonhq/talon/adapters/shell"
+	_ "github.com/talonhq/talon/adapters/toolsearch"
 	_ "github.com/talonhq/talon/adapters/web"
 )
