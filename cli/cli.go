@@ -73,11 +73,12 @@ type env struct {
 	io IOStreams
 	g  *globals
 
-	loaded   bool
-	store    *receipts.Store
-	cfg      *config.Config
-	src      config.Source
-	warnings []string
+	loaded    bool
+	sandboxed bool
+	store     *receipts.Store
+	cfg       *config.Config
+	src       config.Source
+	warnings  []string
 }
 
 // Main runs talon with args and returns the exit code.
@@ -91,6 +92,7 @@ func Main(args []string, streams IOStreams) int {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	err := root.ExecuteContext(ctx)
+	cleanupSandbox()
 	if e.store != nil {
 		if cerr := e.store.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close receipt store: %w", cerr)
@@ -126,7 +128,7 @@ person where policy says so, and records what ran.`,
 	pf.StringVar(&e.g.locale, "locale", "", "language of tool descriptions, e.g. en or ja (default: config, then LANG)")
 	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
 
-	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e))
+	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e), newSandboxCmd(e), newSandboxHelperCmd())
 	root.AddCommand(newCompletionCmd(root))
 	return root
 }
@@ -186,16 +188,11 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	ws := e.g.workspace
-	if ws == "" {
-		cwd, err := e.io.cwd()
-		if err != nil {
-			return nil, err
-		}
-		if ws, err = cfg.WorkspaceDir(cwd); err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
+	ws, err := e.workspaceDir(cfg)
+	if err != nil {
+		return nil, err
 	}
+	e.configureSandbox(cfg, ws)
 	commands, err := commandtool.Load(cfg, commandtool.Options{Workspace: ws, LookupEnv: lookupEnv(e.io), Logger: log})
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%w; run talon lint for every problem", err))

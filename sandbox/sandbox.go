@@ -42,9 +42,9 @@ var (
 func Command(name string, arg ...string) *exec.Cmd {
 	cmd := exec.Command(name, arg...)
 	prepare(cmd)
-	if _, err := wrap(cmd); err != nil {
+	if tmp, err := wrap(cmd); err != nil {
 		cmd.Err = err
-	} else {
+	} else if tmp != "" {
 		eager.Store(cmd, struct{}{})
 	}
 	return cmd
@@ -241,7 +241,9 @@ type Outcome struct {
 //
 // Run never returns an error of its own: a program that cannot start has
 // Outcome.Err set and ExitCode -1.
-func Run(ctx context.Context, c Cmd) Outcome {
+func Run(ctx context.Context, c Cmd) Outcome { return runWith(ctx, c, active.Load()) }
+
+func runWith(ctx context.Context, c Cmd, st *state) Outcome {
 	start := time.Now()
 	out := Outcome{ExitCode: -1}
 	if len(c.Argv) == 0 {
@@ -284,7 +286,7 @@ func Run(ctx context.Context, c Cmd) Outcome {
 	}
 	cmd.Cancel = func() error { return KillGroup(cmd.Process) }
 	prepare(cmd)
-	tmp, err := wrap(cmd)
+	tmp, err := wrapWith(st, cmd)
 	if err != nil {
 		out.Err = err
 		out.Duration = time.Since(start)

@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talonhq/talon/config"
+	spawner "github.com/talonhq/talon/sandbox"
+)
+
+// homeSecrets are the credential stores under HOME no tool process may
+// reach, whatever the workspace.
+var homeSecrets = []string{
+	".ssh", ".aws", ".config", ".gnupg", ".kube", ".docker", ".netrc",
+	".git-credentials", ".password-store", ".azure", ".terraform.d",
+}
+
+// sandboxPolicy turns [sandbox] and the paths of this run into the
+// spawner's policy. Deny lists the credentials under HOME, the data dir
+// (keys, receipts, the approval socket), the config file and every
+// profile's forbidden_paths.
+func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
+	s := cfg.Sandbox
+	mode, _ := spawner.ParseMode(s.ModeName()) // validated with the config
+	log, _ := e.logger()
+	home := e.io.getenv("HOME")
+	var deny []string
+	expand := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+			return filepath.Join(home, rest)
+		}
+		if p == "~" {
+			return home
+		}
+		return p
+	}
+	if home != "" {
+		for _, d := range homeSecrets {
+			deny = append(deny, filepath.Join(home, d))
+		}
+	}
+	if x := e.io.getenv("XDG_CONFIG_HOME"); x != "" {
+		deny = append(deny, x)
+	}
+	if d := e.dataDir(cfg); d != "" {
+		deny = append(deny, d)
+	}
+	if p := cfg.Path(); p != "" {
+		deny = append(deny, p)
+	}
+	for _, prof := range cfg.RiskProfiles {
+		for _, f := range prof.ForbiddenPaths {
+			if !strings.ContainsAny(f, "*?[") {
+				deny = append(deny, expand(f))
+			}
+		}
+	}
+	sort.Strings(deny)
+	return spawner.Policy{
+		Mode:              mode,
+		Workspace:         ws,
+		ReadOnly:          mapStrings(s.ReadOnly, expand),
+		ReadWrite:         mapStrings(s.ReadWrite, expand),
+		Deny:              deny,
+		AllowConnectPorts: s.AllowConnectPorts,
+		AllowBind:         s.AllowBind,
+		Limits: spawner.Limits{
+			CPUSeconds: s.MaxCPUSeconds, MemoryMB: s.MaxMemoryMB,
+			Processes: s.MaxProcesses, OpenFiles: s.MaxOpenFiles,
+		},
+		Logger: log,
+	}
+}
+
+func mapStrings(in []string, f func(string) string) []string {
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = f(s)
+	}
+	return out
+}
+
+// configureSandbox makes the policy the spawner's, once per process,
+// before any tool runs, and says once when auto mode cannot enforce it.
+func (e *env) configureSandbox(cfg *config.Config, ws string) {
+	if e.sandboxed {
+		return
+	}
+	e.sandboxed = true
+	st := spawner.Configure(e.sandboxPolicy(cfg, ws))
+	if st.Mode == spawner.Auto && !st.Active {
+		fmt.Fprintf(e.io.ErrOut, "talon: warning: sandbox unavailable (%s); tool processes run without Landlock. Set [sandbox] mode = \"required\" to refuse instead, or \"off\" to silence this\n", st.Reason)
+	}
+}
+
+// workspaceDir is the workspace of this run: --workspace, else config,
+// else the working directory.
+func (e *env) workspaceDir(cfg *config.Config) (string, error) {
+	if e.g.workspace != "" {
+		return e.g.workspace, nil
+	}
+	cwd, err := e.io.cwd()
+	if err != nil {
+		return "", err
+	}
+	ws, err := cfg.WorkspaceDir(cwd)
+	if err != nil {
+		return "", withCode(ExitUsage, err)
+	}
+	return ws, nil
+}
+
+func newSandboxCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Inspect the sandbox tool processes run in",
+		Long: `Every process talon starts for tool work runs under Linux Landlock and rlimits,
+applied in a helper (talon re-executed) just before the program starts. talon's
+own process is never restricted. [sandbox] in the config sets the mode and what
+children may reach.`,
+	}
+	cmd.AddCommand(newSandboxCheckCmd(e))
+	return cmd
+}
+
+func newSandboxCheckCmd(e *env) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "Report the kernel's Landlock support and prove each protection in a child",
+		Long: `check reports the kernel's Landlock ABI and which protections are active
+(filesystem, TCP connect, TCP bind, scoping), then proves each one: a child
+tries a forbidden action without the sandbox and with it. It exits 1 when a
+protection the policy claims does not hold, or when the sandbox is inactive
+under mode "required".`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := e.config()
+			if err != nil {
+				return err
+			}
+			ws, err := e.workspaceDir(cfg)
+			if err != nil {
+				return err
+			}
+			r, err := spawner.Check(cmd.Context(), e.sandboxPolicy(cfg, ws))
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				enc := json.NewEncoder(out)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(r); err != nil {
+					return err
+				}
+			} else {
+				printCheck(out, r)
+			}
+			switch {
+			case r.Status.Active && !r.OK:
+				return withCode(ExitError, fmt.Errorf("a sandbox protection did not hold; report it with the output above"))
+			case !r.Status.Active && r.Status.Mode == spawner.Required:
+				return withCode(ExitError, fmt.Errorf("%w: %s; set [sandbox] mode = \"auto\" to run tools unsandboxed", spawner.ErrUnsandboxed, r.Status.Reason))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func printCheck(out interface{ Write([]byte) (int, error) }, r spawner.Report) {
+	st := r.Status
+	fmt.Fprintf(out, "sandbox: %s (mode %s)\n", r.Summary, st.ModeName)
+	fmt.Fprintf(out, "landlock abi: %d\n", st.ABI)
+	if st.Reason != "" {
+		fmt.Fprintf(out, "reason: %s\n", st.Reason)
+	}
+	onOff := func(b bool) string {
+		if b {
+			return "active"
+		}
+		return "inactive"
+	}
+	fmt.Fprintf(out, "filesystem:  %s\n", onOff(st.Filesystem))
+	fmt.Fprintf(out, "tcp connect: %s\n", onOff(st.Connect))
+	fmt.Fprintf(out, "tcp bind:    %s\n", onOff(st.Bind))
+	fmt.Fprintf(out, "scoping:     %s\n", onOff(st.Scope))
+	l := r.Limits
+	fmt.Fprintf(out, "limits:      cpu %s, memory %s, processes %s, open files %s\n",
+		limit(l.CPUSeconds, "s"), limit(l.MemoryMB, " MiB"), limit(l.Processes, ""), limit(l.OpenFiles, ""))
+	for _, x := range st.Exposed {
+		fmt.Fprintf(out, "exposed: %s lies inside the workspace, so tool processes can reach it; move it out of the workspace\n", x)
+	}
+	for _, p := range r.Proofs {
+		verdict := "ok"
+		if !p.OK {
+			verdict = "FAILED"
+		}
+		want := "denied"
+		if !p.Expected {
+			want = "allowed"
+		}
+		fmt.Fprintf(out, "%-6s %-11s %s: %s without the sandbox, %s with it (want %s)\n",
+			verdict, p.Protection, p.Action, p.Control, p.Sandboxed, want)
+	}
+}
+
+func limit(n int, unit string) string {
+	if n == 0 {
+		return "system"
+	}
+	return fmt.Sprintf("%d%s", n, unit)
+}
+
+// newSandboxHelperCmd is the hidden helper the spawner re-executes talon
+// as; see spawner.Main.
+func newSandboxHelperCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:                spawner.HelperCommand,
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if code := spawner.Main(args); code != 0 {
+				return errSilent(code)
+			}
+			return nil
+		},
+	}
+}
+
+// cleanupSandbox removes the per-call temp dirs left by tool processes
+// that were started but not waited for here.
+func cleanupSandbox() { spawner.Cleanup() }

@@ -1,0 +1,328 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/rs/zerolog"
+)
+
+// HelperCommand is the hidden first argument that turns talon (or a test
+// binary that dispatches it to [Main]) into the sandbox helper.
+const HelperCommand = "__sandbox-exec"
+
+// helperArgv0 is the name the helper is started under. testscript
+// dispatches a re-executed test binary on its argv[0], so "talon" reaches
+// cli.Main there as it does in the real binary.
+const helperArgv0 = "talon"
+
+// Mode says what the spawner does about Landlock.
+type Mode int
+
+const (
+	// Auto enforces the sandbox where the kernel supports it and runs
+	// children unrestricted, after saying so once, where it does not.
+	Auto Mode = iota
+	// Required refuses to start a child the sandbox cannot restrict.
+	Required
+	// Off starts children with process groups and caps only.
+	Off
+)
+
+// String returns "auto", "required" or "off".
+func (m Mode) String() string {
+	switch m {
+	case Required:
+		return "required"
+	case Off:
+		return "off"
+	default:
+		return "auto"
+	}
+}
+
+// ParseMode reads a [sandbox] mode value; "" is [Auto].
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "auto":
+		return Auto, nil
+	case "required":
+		return Required, nil
+	case "off":
+		return Off, nil
+	}
+	return Auto, fmt.Errorf("%w %q: use auto, required or off", ErrMode, s)
+}
+
+// Limits are the rlimits applied to every child; zero means the system's.
+type Limits struct {
+	CPUSeconds int `json:"cpu,omitempty"`
+	MemoryMB   int `json:"mem,omitempty"`
+	Processes  int `json:"nproc,omitempty"`
+	OpenFiles  int `json:"nofile,omitempty"`
+}
+
+// Policy is what the spawner applies to every child. The zero value is
+// [Auto] with no workspace: children may read the system directories and
+// write only their private temp dir.
+type Policy struct {
+	Mode Mode
+	// Helper is the executable re-run as the helper; "" means
+	// os.Executable(). It must dispatch [HelperCommand] to [Main].
+	Helper string
+	// Workspace is readable and writable.
+	Workspace string
+	// ReadOnly and ReadWrite are extra directories or files.
+	ReadOnly, ReadWrite []string
+	// Deny are paths no child may reach: keys, receipts, the config file,
+	// credentials. Those inside a granted directory other than the
+	// workspace are carved out of it; those inside the workspace stay
+	// reachable and are listed in Status.Exposed.
+	Deny []string
+	// AllowConnectPorts are the TCP ports a child may connect to; empty
+	// means none.
+	AllowConnectPorts []int
+	// AllowBind lets children bind TCP ports.
+	AllowBind bool
+	Limits    Limits
+	// TempRoot is where per-call temp dirs are made; "" means os.TempDir().
+	TempRoot string
+	// Logger receives the one line about the sandbox's state.
+	Logger zerolog.Logger
+}
+
+// Status is what the sandbox enforces in this process.
+type Status struct {
+	Mode Mode `json:"-"`
+	// ModeName is Mode as text, for JSON.
+	ModeName string `json:"mode"`
+	// ABI is the kernel's Landlock ABI version, 0 when absent.
+	ABI int `json:"landlock_abi"`
+	// Active is set when children are restricted.
+	Active bool `json:"active"`
+	// Filesystem, Connect, Bind and Scope say which Landlock protections
+	// apply; Limits whether any rlimit is set.
+	Filesystem bool `json:"filesystem"`
+	Connect    bool `json:"tcp_connect"`
+	Bind       bool `json:"tcp_bind"`
+	Scope      bool `json:"scoping"`
+	Limits     bool `json:"limits"`
+	// Reason says why the sandbox is not active.
+	Reason string `json:"reason,omitempty"`
+	// Exposed are denied paths inside the workspace. Landlock can only
+	// grant, and carving them out would take from children the right to
+	// create files at the workspace's top level, so they stay reachable.
+	Exposed []string `json:"exposed,omitempty"`
+}
+
+// Summary is the one-line form shown with a plan: "landlock-v7 fs+net",
+// "off" or "unavailable".
+func (s Status) Summary() string {
+	if !s.Active {
+		if s.Mode == Off {
+			return "off"
+		}
+		return "unavailable"
+	}
+	parts := []string{}
+	if s.Filesystem {
+		parts = append(parts, "fs")
+	}
+	if s.Connect || s.Bind {
+		parts = append(parts, "net")
+	}
+	if s.Scope {
+		parts = append(parts, "scope")
+	}
+	return fmt.Sprintf("landlock-v%d %s", s.ABI, strings.Join(parts, "+"))
+}
+
+// spec is what the helper applies, passed to it as one JSON argument.
+type spec struct {
+	// WS is the workspace, granted whole.
+	WS    string   `json:"ws,omitempty"`
+	Read  []string `json:"r,omitempty"`
+	Write []string `json:"w,omitempty"`
+	Deny  []string `json:"d,omitempty"`
+	Ports []int    `json:"p,omitempty"`
+	Bind  bool     `json:"b,omitempty"`
+	Lim   Limits   `json:"l"`
+	Tmp   string   `json:"t,omitempty"`
+	// Exe is granted read and execute: the approved binary runs wherever
+	// it lives.
+	Exe string `json:"x,omitempty"`
+}
+
+// state is the configured sandbox, immutable once published.
+type state struct {
+	status Status
+	helper string
+	base   spec
+	refuse error
+
+	tmpOnce sync.Once
+	tmpRoot string
+	tmpErr  error
+	tmpBase string
+}
+
+var active atomic.Pointer[state]
+
+// systemRead are the directories every child may read and execute from.
+var systemRead = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+	"/opt", "/nix/store", "/snap", "/proc", "/sys", "/run/systemd/resolve",
+}
+
+// deviceFiles are the device nodes every child may read and write.
+var deviceFiles = []string{
+	"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom",
+	"/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm", "/dev/fd",
+}
+
+// Configure sets the policy every later spawn applies and returns what
+// it enforces. talon's CLI calls it once, before any tool runs; a process
+// that never calls it starts children with process groups and caps only.
+//
+// # Notes
+//
+// Under [Auto] on a kernel without Landlock, the returned Status says why,
+// and the caller says so once. Under [Required] there, every later spawn
+// fails with [ErrUnsandboxed].
+func Configure(p Policy) Status {
+	st := newState(p)
+	active.Store(st)
+	return st.status
+}
+
+func newState(p Policy) *state {
+	st := &state{tmpBase: p.TempRoot}
+	st.status = Status{Mode: p.Mode, ModeName: p.Mode.String(), ABI: landlockABI()}
+	if p.Mode == Off {
+		st.status.Reason = "[sandbox] mode is off"
+		p.Logger.Warn().Msg("sandbox: off by configuration; tool processes run without Landlock or rlimits")
+		return st
+	}
+	helper := p.Helper
+	if helper == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			st.unavailable(p, fmt.Sprintf("cannot find talon's own executable: %v", err))
+			return st
+		}
+		helper = exe
+	}
+	if st.status.ABI < 1 {
+		st.unavailable(p, unsupportedReason())
+		return st
+	}
+	st.helper = helper
+	st.base = spec{
+		Read: slices.Concat(systemRead, absAll(p.ReadOnly)),
+		Deny: absAll(p.Deny), Ports: slices.Clone(p.AllowConnectPorts), Bind: p.AllowBind, Lim: p.Limits,
+	}
+	if p.Workspace != "" {
+		st.base.WS = absPath(p.Workspace)
+		for _, d := range st.base.Deny {
+			if within(d, st.base.WS) {
+				st.status.Exposed = append(st.status.Exposed, d)
+			}
+		}
+	}
+	st.base.Write = append(st.base.Write, absAll(p.ReadWrite)...)
+	st.status.Active, st.status.Filesystem = true, true
+	st.status.Connect = st.status.ABI >= 4
+	st.status.Bind = st.status.ABI >= 4 && !p.AllowBind
+	st.status.Scope = st.status.ABI >= 6
+	st.status.Limits = p.Limits != Limits{}
+	p.Logger.Debug().Str("sandbox", st.status.Summary()).Msg("sandbox: enforced on tool processes")
+	return st
+}
+
+func (st *state) unavailable(p Policy, reason string) {
+	st.status.Reason = reason
+	if p.Mode == Required {
+		st.refuse = fmt.Errorf("%w: %s; run `talon sandbox check`, or set [sandbox] mode = \"auto\" to run tools unsandboxed", ErrUnsandboxed, reason)
+		return
+	}
+	p.Logger.Warn().Str("reason", reason).Msg("sandbox: unavailable; tool processes run without Landlock")
+}
+
+// Current returns what the sandbox enforces in this process. Before
+// [Configure] it is inactive with Mode [Off].
+func Current() Status {
+	if st := active.Load(); st != nil {
+		return st.status
+	}
+	return Status{Mode: Off, ModeName: "off", ABI: landlockABI(), Reason: "not configured"}
+}
+
+// Cleanup removes this process's per-call temp dirs. Call it when no tool
+// process is left running.
+func Cleanup() {
+	if st := active.Load(); st != nil && st.tmpRoot != "" {
+		_ = os.RemoveAll(st.tmpRoot)
+	}
+}
+
+// callTemp makes the private temp dir of one call.
+func (st *state) callTemp() (string, error) {
+	st.tmpOnce.Do(func() {
+		base := st.tmpBase
+		if base == "" {
+			base = os.TempDir()
+		}
+		st.tmpRoot, st.tmpErr = os.MkdirTemp(base, "talon-sandbox-")
+	})
+	if st.tmpErr != nil {
+		return "", fmt.Errorf("make the sandbox temp dir: %w", st.tmpErr)
+	}
+	return os.MkdirTemp(st.tmpRoot, "call-")
+}
+
+// helperArgs returns the helper's argv for running bin with argv under
+// the policy, with tmp as the child's TMPDIR.
+func (st *state) helperArgs(bin string, argv []string, tmp string) []string {
+	s := st.base
+	s.Tmp, s.Exe = tmp, bin
+	js, _ := json.Marshal(s) // plain strings, ints and bools: cannot fail
+	return slices.Concat([]string{helperArgv0, HelperCommand, "exec", string(js), bin}, argv)
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return filepath.Clean(p)
+}
+
+func absAll(ps []string) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if p != "" {
+			out = append(out, absPath(p))
+		}
+	}
+	return out
+}
+
+var (
+	// ErrUnsandboxed reports a child that [Required] mode refused to start.
+	ErrUnsandboxed = errors.New("sandbox required but unavailable")
+	// ErrMode reports an unknown mode name.
+	ErrMode = errors.New("unknown sandbox mode")
+	// ErrHelperUsage reports a helper started with arguments it cannot read.
+	ErrHelperUsage = errors.New("sandbox helper: bad arguments")
+)
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
