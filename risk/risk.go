@@ -294,6 +294,7 @@ func (p *Profile) byLevel(name string, tier tool.Tier, allowlisted bool) Verdict
 		return Verdict{Decision: Allow, Why: fmt.Sprintf("%s risk allowed under the full level", tier)}
 	case ReadOnly:
 		return Verdict{Decision: Deny, Why: fmt.Sprintf(whyReadOnly, tier)}
+	case Supervised:
 	}
 	if tier == tool.Medium {
 		if !p.RequireMedium {

@@ -89,16 +89,6 @@ func orExpression(ps []phrase) string {
 	return b.String()
 }
 
-// matchExpression is the FTS5 query that finds memories holding any word
-// of text; see [queryPhrases] for the errors.
-func matchExpression(text string) (string, error) {
-	ps, err := queryPhrases(text)
-	if err != nil {
-		return "", err
-	}
-	return orExpression(ps), nil
-}
-
 // indexText is text as the full-text index sees it: NFKC-normalized, with
 // every character of a script written without spaces between words
 // (Chinese characters, hiragana, katakana, hangul) standing alone. FTS5's
