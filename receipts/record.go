@@ -111,7 +111,7 @@ func (r *Receipt) Token() string {
 func ParseToken(tok string) (seq uint64, sig string, err error) {
 	rest, ok := strings.CutPrefix(strings.TrimSpace(tok), "tr1.")
 	if !ok {
-		return 0, "", fmt.Errorf("%w: %q does not start with tr1.", ErrInvalidToken, clip(tok))
+		return 0, "", fmt.Errorf("%w: %q does not start with \"tr1.\"", ErrInvalidToken, clip(tok))
 	}
 	num, sig, ok := strings.Cut(rest, ".")
 	if !ok {

@@ -454,7 +454,7 @@ func (s *Store) Runs(ctx context.Context, jobs []string, limit int) ([]Run, erro
 		if len(jobs) == 0 {
 			return nil, nil
 		}
-		q += ` WHERE job IN (?` + strings.Repeat(",?", len(jobs)-1) + `)`
+		q += ` WHERE job IN (?` + strings.Repeat(",?", len(jobs)-1) + `)` //nolint:gosec // only placeholders are added; values are bound
 		for _, j := range jobs {
 			args = append(args, j)
 		}

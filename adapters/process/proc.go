@@ -224,7 +224,7 @@ func (p *proc) start(ctx context.Context, r runner, c shellparse.Command, stdin 
 		}
 	}
 	if c.Timeout > 0 {
-		*cctx, *cancel = context.WithTimeout(ctx, c.Timeout)
+		*cctx, *cancel = context.WithTimeout(ctx, c.Timeout) //nolint:gosec // the caller calls *cancel when the command ends
 	}
 	cmd := sandbox.CommandContext(*cctx, c.Binary)
 	cmd.Args = slices.Clone(c.Argv)
