@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/talonhq/talon/internal/sqlitefile"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -202,27 +201,9 @@ CREATE INDEX IF NOT EXISTS runs_job ON runs(job, id);
 // openDB opens the database, creating it (mode 0600, in a directory of
 // mode 0700) when it is missing.
 func openDB(ctx context.Context, path string, busy time.Duration) (*sql.DB, error) {
-	abs, err := filepath.Abs(path)
+	db, abs, err := sqlitefile.Open(path, "cron", busy)
 	if err != nil {
-		return nil, fmt.Errorf("open cron database %s: %w", path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-		return nil, fmt.Errorf("create the directory of the cron database: %w; check that the data directory is writable", err)
-	}
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open cron database %s: %w; check that the data directory is writable", abs, err)
-	}
-	_ = f.Close()
-	q := url.Values{}
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busy.Milliseconds()))
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	dsn := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}).String()
-	db, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open cron database %s: %w", abs, err)
+		return nil, err
 	}
 	db.SetMaxOpenConns(2)
 	if _, err := db.ExecContext(ctx, schema); err != nil {
