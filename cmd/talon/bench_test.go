@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/runtime"
+	"github.com/talonhq/talon/tool"
 )
 
 var (
@@ -90,6 +92,26 @@ func BenchmarkCatalogBuild(b *testing.B) {
 		}
 		if specs := rt.Catalog().Specs("en"); len(specs) == 0 {
 			b.Fatal("empty catalog")
+		}
+	}
+}
+
+// BenchmarkToolSearch ranks the full built-in catalog for a keyword query,
+// as tool_search does, with policy filtering before the cap.
+func BenchmarkToolSearch(b *testing.B) {
+	ws := b.TempDir()
+	cfg := config.Default()
+	cfg.Runtime.DeferredBuiltinTools = true
+	rt, err := runtime.New(runtime.Options{Config: cfg, Workspace: ws, DataDir: ws})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	call := tool.Call{SessionID: "bench", Channel: tool.ChannelMCP}
+	b.ReportAllocs()
+	for b.Loop() {
+		if found, err := rt.Search(ctx, call, "search files for a pattern", 5); err != nil || len(found) == 0 {
+			b.Fatal(err, found)
 		}
 	}
 }
