@@ -3,11 +3,17 @@
 // servers) is started here, so the protections applied to tool processes
 // live in one place.
 //
-// Today that means a process group of its own for every child, so a
-// timeout, a cancellation or an output cap kills the child together with
-// everything it started, and caps on what a child may write. Landlock and
-// rlimits, applied in a re-exec'd helper before execve, will be added here
-// too; talon's own process is never restricted.
+// Every child gets a process group of its own, so a timeout, a
+// cancellation or an output cap kills the child together with everything
+// it started, and caps on what it may write. Once [Configure] has set a
+// policy, every child is also started through a helper — talon itself,
+// re-executed as `talon __sandbox-exec` — that applies rlimits and a Linux
+// Landlock domain to itself and then execs exactly the planned argv: the
+// child may read the system directories, write only the workspace and a
+// private per-call TMPDIR, reach no secret, and connect only to the allowed
+// TCP ports. talon's own process is never restricted. [Check] proves each
+// protection with a forbidden action in a child; docs/sandbox.md is the
+// operator's guide.
 //
 // The smallest use runs one program and collects its output:
 //
@@ -27,6 +33,10 @@
 // that start an *exec.Cmd on their own get one from [Command].
 //
 // # Notes
+//
+// A process that never calls [Configure] (a library's tests) starts
+// children without the helper. A test binary that wants the sandbox
+// dispatches [HelperCommand] to [Main] from its TestMain.
 //
 // Process groups exist only on unix. Elsewhere the package builds and runs,
 // but a kill reaches the direct child only.

@@ -52,3 +52,21 @@ func ExampleStart() {
 	// Output:
 	// status 137
 }
+
+func ExampleStatus_Summary() {
+	fmt.Println(sandbox.Status{Mode: sandbox.Off}.Summary())
+	fmt.Println(sandbox.Status{Active: true, ABI: 7, Filesystem: true, Connect: true, Bind: true}.Summary())
+	// Output:
+	// off
+	// landlock-v7 fs+net
+}
+
+func ExampleParseMode() {
+	m, err := sandbox.ParseMode("required")
+	fmt.Println(m, err)
+	_, err = sandbox.ParseMode("strict")
+	fmt.Println(err)
+	// Output:
+	// required <nil>
+	// unknown sandbox mode "strict": use auto, required or off
+}

@@ -1,28 +1,30 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/talonhq/talon/sandbox/internal/helper"
 )
 
 // Main is the helper: talon's hidden [HelperCommand] subcommand, and the
 // entry a test binary's TestMain calls when os.Args[1] is HelperCommand.
 // args are the arguments after HelperCommand:
 //
-//	exec SPEC BINARY ARGV...   restrict this process by SPEC, then execve
-//	probe ACTION [ARG]         try one action and report how it went
+//	exec FLAGS... -- BINARY ARGV...   restrict this process, then execve
+//	probe ACTION [ARG]                try one action and report how it went
 //
-// exec returns only on failure, with 126 (127 when BINARY is missing)
-// after writing the reason to stderr. probe returns 0 when the action
+// exec normally never reaches Main: the helper's init function performs it
+// before talon's other packages are initialized. It returns only on
+// failure, with 126 (127 when BINARY is missing) after writing the reason
+// to stderr. probe returns 0 when the action
 // succeeded, 1 when it was refused with a permission error, 2 otherwise.
 func Main(args []string) int {
 	if len(args) == 0 {
@@ -31,52 +33,12 @@ func Main(args []string) int {
 	}
 	switch args[0] {
 	case "exec":
-		return helperExec(args[1:])
+		return helper.Exec(args[1:])
 	case "probe":
 		return probe(args[1:])
 	}
 	fmt.Fprintf(os.Stderr, "talon sandbox: %v: unknown step %q\n", ErrHelperUsage, args[0])
 	return 2
-}
-
-func helperExec(args []string) int {
-	if len(args) < 3 {
-		fmt.Fprintf(os.Stderr, "talon sandbox: %v: want SPEC BINARY ARGV...\n", ErrHelperUsage)
-		return 126
-	}
-	// Landlock restricts the calling thread; execve from that same thread
-	// carries the domain into the program and ends every other thread.
-	runtime.LockOSThread()
-	var s spec
-	if err := json.Unmarshal([]byte(args[0]), &s); err != nil {
-		fmt.Fprintf(os.Stderr, "talon sandbox: %v: %v\n", ErrHelperUsage, err)
-		return 126
-	}
-	if err := restrict(s); err != nil {
-		fmt.Fprintf(os.Stderr, "talon sandbox: %v; the program did not run\n", err)
-		return 126
-	}
-	env := os.Environ()
-	if s.Tmp != "" {
-		env = setEnv(env, "TMPDIR", s.Tmp)
-	}
-	err := syscall.Exec(args[1], args[2:], env)
-	fmt.Fprintf(os.Stderr, "talon: %s: %v\n", args[1], err)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 127
-	}
-	return 126
-}
-
-func setEnv(env []string, k, v string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if len(kv) > len(k) && kv[:len(k)+1] == k+"=" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, k+"="+v)
 }
 
 // probe tries one action a sandboxed child should not be able to take.
@@ -98,7 +60,10 @@ func probe(args []string) int {
 	case "list":
 		_, err = os.ReadDir(arg)
 	case "tmp":
-		err = os.WriteFile(filepath.Join(os.Getenv("TMPDIR"), "probe"), nil, 0o600)
+		err = errors.New("TMPDIR is not set")
+		if dir := os.Getenv("TMPDIR"); dir != "" {
+			err = os.WriteFile(filepath.Join(dir, "probe"), nil, 0o600)
+		}
 	case "connect":
 		var c net.Conn
 		if c, err = net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", arg), 2*time.Second); err == nil {

@@ -259,3 +259,34 @@ func freePort(t *testing.T) string {
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
+
+func TestCheck(t *testing.T) {
+	needLandlock(t, 1)
+	ws := t.TempDir()
+	data := t.TempDir()
+	writeFile(t, filepath.Join(data, "receipts.key"), "KEY\n")
+	before := active.Load()
+	r, err := Check(context.Background(), Policy{Helper: testBinary(t), Workspace: ws, Deny: []string{data, filepath.Join(ws, "talon.toml")}, TempRoot: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Status.Active || !r.OK {
+		t.Fatalf("report = %+v", r)
+	}
+	listed := false
+	for _, p := range r.Proofs {
+		if p.Expected && p.Control != "allowed" && p.Protection == "filesystem" {
+			t.Errorf("%s: the control run was %s; the proof shows nothing", p.Action, p.Control)
+		}
+		listed = listed || strings.Contains(p.Action, data)
+	}
+	if !listed {
+		t.Errorf("no proof for the denied data dir: %+v", r.Proofs)
+	}
+	if len(r.Status.Exposed) != 1 {
+		t.Errorf("Exposed = %q, want the config file inside the workspace", r.Status.Exposed)
+	}
+	if active.Load() != before {
+		t.Errorf("Check changed the process's policy")
+	}
+}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,11 +11,13 @@ import (
 	"sync/atomic"
 
 	"github.com/rs/zerolog"
+
+	"github.com/talonhq/talon/sandbox/internal/helper"
 )
 
 // HelperCommand is the hidden first argument that turns talon (or a test
 // binary that dispatches it to [Main]) into the sandbox helper.
-const HelperCommand = "__sandbox-exec"
+const HelperCommand = helper.Command
 
 // helperArgv0 is the name the helper is started under. testscript
 // dispatches a re-executed test binary on its argv[0], so "talon" reaches
@@ -145,20 +146,7 @@ func (s Status) Summary() string {
 }
 
 // spec is what the helper applies, passed to it as one JSON argument.
-type spec struct {
-	// WS is the workspace, granted whole.
-	WS    string   `json:"ws,omitempty"`
-	Read  []string `json:"r,omitempty"`
-	Write []string `json:"w,omitempty"`
-	Deny  []string `json:"d,omitempty"`
-	Ports []int    `json:"p,omitempty"`
-	Bind  bool     `json:"b,omitempty"`
-	Lim   Limits   `json:"l"`
-	Tmp   string   `json:"t,omitempty"`
-	// Exe is granted read and execute: the approved binary runs wherever
-	// it lives.
-	Exe string `json:"x,omitempty"`
-}
+type spec = helper.Spec
 
 // state is the configured sandbox, immutable once published.
 type state struct {
@@ -210,23 +198,23 @@ func newState(p Policy) *state {
 		p.Logger.Warn().Msg("sandbox: off by configuration; tool processes run without Landlock or rlimits")
 		return st
 	}
-	helper := p.Helper
-	if helper == "" {
-		exe, err := os.Executable()
+	exe := p.Helper
+	if exe == "" {
+		self, err := os.Executable()
 		if err != nil {
 			st.unavailable(p, fmt.Sprintf("cannot find talon's own executable: %v", err))
 			return st
 		}
-		helper = exe
+		exe = self
 	}
 	if st.status.ABI < 1 {
 		st.unavailable(p, unsupportedReason())
 		return st
 	}
-	st.helper = helper
+	st.helper = exe
 	st.base = spec{
-		Read: slices.Concat(systemRead, absAll(p.ReadOnly)),
-		Deny: absAll(p.Deny), Ports: slices.Clone(p.AllowConnectPorts), Bind: p.AllowBind, Lim: p.Limits,
+		Read: slices.Concat(systemRead, absAll(p.ReadOnly)), Devices: deviceFiles,
+		Deny: absAll(p.Deny), Ports: slices.Clone(p.AllowConnectPorts), Bind: p.AllowBind, Lim: helper.Limits(p.Limits),
 	}
 	if p.Workspace != "" {
 		st.base.WS = absPath(p.Workspace)
@@ -292,8 +280,7 @@ func (st *state) callTemp() (string, error) {
 func (st *state) helperArgs(bin string, argv []string, tmp string) []string {
 	s := st.base
 	s.Tmp, s.Exe = tmp, bin
-	js, _ := json.Marshal(s) // plain strings, ints and bools: cannot fail
-	return slices.Concat([]string{helperArgv0, HelperCommand, "exec", string(js), bin}, argv)
+	return slices.Concat([]string{helperArgv0, HelperCommand, "exec"}, s.Args(), []string{bin}, argv)
 }
 
 func absPath(p string) string {
@@ -323,6 +310,4 @@ var (
 )
 
 // within reports whether p is dir or below it.
-func within(p, dir string) bool {
-	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
-}
+func within(p, dir string) bool { return helper.Within(p, dir) }
