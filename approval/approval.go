@@ -64,6 +64,8 @@ type Request struct {
 	// AlwaysAsk is set when the tool is in always_ask: only a person's
 	// answer counts, never a standing one.
 	AlwaysAsk bool
+	// Sandbox says how the plan's processes are confined.
+	Sandbox string
 }
 
 // Approver asks for a decision on one call.
@@ -152,6 +154,9 @@ func Render(req Request) string {
 				fmt.Fprintf(&b, "  dir:    %s\n", c.Dir)
 			}
 		}
+	}
+	if req.Sandbox != "" {
+		fmt.Fprintf(&b, "  sandbox: %s\n", req.Sandbox)
 	}
 	if req.Args != "" {
 		fmt.Fprintf(&b, "  args:   %s\n", req.Args)

@@ -59,6 +59,9 @@ func newPolicyExplainCmd(e *env) *cobra.Command {
 					fmt.Fprintf(out, "argv:     %s  (%s)\n", strings.Join(c.Argv, " "), c.Binary)
 				}
 			}
+			if ex.Sandbox != "" {
+				fmt.Fprintf(out, "sandbox:  %s\n", ex.Sandbox)
+			}
 			fmt.Fprintf(out, "decision: %s\nwhy:      %s\n", ex.Decision, ex.Why)
 			return nil
 		},

@@ -14,22 +14,26 @@ import (
 	"github.com/talonhq/talon/history"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/risk"
+	"github.com/talonhq/talon/sandbox"
 	"github.com/talonhq/talon/tool"
 )
 
 // Explanation is what a call would do, computed without running it.
 type Explanation struct {
-	Tool        string          `json:"tool"`
-	Attribution string          `json:"attribution"`
-	Profile     string          `json:"profile"`
-	Channel     string          `json:"channel"`
-	Tier        tool.Tier       `json:"tier"`
-	Reasons     []string        `json:"reasons"`
-	Plan        *tool.Plan      `json:"plan,omitempty"`
-	Decision    risk.Decision   `json:"decision"`
-	Why         string          `json:"why"`
-	Assessment  tool.Assessment `json:"-"`
-	AlwaysAsk   bool            `json:"-"`
+	Tool        string     `json:"tool"`
+	Attribution string     `json:"attribution"`
+	Profile     string     `json:"profile"`
+	Channel     string     `json:"channel"`
+	Tier        tool.Tier  `json:"tier"`
+	Reasons     []string   `json:"reasons"`
+	Plan        *tool.Plan `json:"plan,omitempty"`
+	// Sandbox says how the plan's processes are confined, e.g.
+	// "landlock-v7 fs+net+scope"; empty for calls that start none.
+	Sandbox    string          `json:"sandbox,omitempty"`
+	Decision   risk.Decision   `json:"decision"`
+	Why        string          `json:"why"`
+	Assessment tool.Assessment `json:"-"`
+	AlwaysAsk  bool            `json:"-"`
 }
 
 // prepared is a call that passed lookup, argument and schema checks.
@@ -130,7 +134,7 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		receipts: withReceipts, showToken: st.cfg.Receipts.ShowInResponse,
 		ex: Explanation{
 			Tool: spec.Name, Attribution: spec.Attribution.String(), Profile: prof.Name, Channel: c.Channel,
-			Tier: a.Tier, Reasons: reasons, Plan: a.Plan, Decision: v.Decision, Why: v.Why,
+			Tier: a.Tier, Reasons: reasons, Plan: a.Plan, Sandbox: sandboxOf(a.Plan), Decision: v.Decision, Why: v.Why,
 			Assessment: a, AlwaysAsk: v.AlwaysAsk,
 		},
 	}, nil, nil
@@ -237,7 +241,7 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	ans, err := approver.Approve(actx, approval.Request{
 		Tool: ex.Tool, Attribution: ex.Attribution, Tier: ex.Tier, Reasons: ex.Reasons, Plan: ex.Plan,
 		Args: approval.Redact(p.args), Channel: p.call.Channel, Profile: ex.Profile, SessionID: p.call.SessionID,
-		AlwaysAsk: ex.AlwaysAsk,
+		AlwaysAsk: ex.AlwaysAsk, Sandbox: ex.Sandbox,
 	})
 	if ctx.Err() != nil {
 		return ctx, false, tool.Result{}
@@ -365,4 +369,12 @@ func (r *Runtime) toolFor(e *catalog.Entry, prof *risk.Profile) (tool.Tool, erro
 		ShellEnvPassthrough: prof.ShellEnvPassthrough,
 		ForbiddenPaths:      prof.ForbiddenPaths,
 	})
+}
+
+// sandboxOf describes the confinement of a plan that starts processes.
+func sandboxOf(p *tool.Plan) string {
+	if p == nil || len(p.Commands) == 0 {
+		return ""
+	}
+	return sandbox.Current().Summary()
 }
