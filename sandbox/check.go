@@ -139,9 +139,7 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 		r.OK = r.OK && pf.OK
 		r.Proofs = append(r.Proofs, pf)
 	}
-	if st.tmpRoot != "" {
-		_ = os.RemoveAll(st.tmpRoot)
-	}
+	st.removeTemp()
 	return r, nil
 }
 

@@ -155,9 +155,8 @@ type state struct {
 	base   spec
 	refuse error
 
-	tmpOnce sync.Once
-	tmpRoot string
-	tmpErr  error
+	tmpMu   sync.Mutex
+	tmpRoot string // made on first use; guarded by tmpMu
 	tmpBase string
 }
 
@@ -255,22 +254,36 @@ func Current() Status {
 // Cleanup removes this process's per-call temp dirs. Call it when no tool
 // process is left running.
 func Cleanup() {
-	if st := active.Load(); st != nil && st.tmpRoot != "" {
+	if st := active.Load(); st != nil {
+		st.removeTemp()
+	}
+}
+
+// removeTemp removes the temp root, if one was made; a later call makes a
+// new one.
+func (st *state) removeTemp() {
+	st.tmpMu.Lock()
+	defer st.tmpMu.Unlock()
+	if st.tmpRoot != "" {
 		_ = os.RemoveAll(st.tmpRoot)
+		st.tmpRoot = ""
 	}
 }
 
 // callTemp makes the private temp dir of one call.
 func (st *state) callTemp() (string, error) {
-	st.tmpOnce.Do(func() {
+	st.tmpMu.Lock()
+	defer st.tmpMu.Unlock()
+	if st.tmpRoot == "" {
 		base := st.tmpBase
 		if base == "" {
 			base = os.TempDir()
 		}
-		st.tmpRoot, st.tmpErr = os.MkdirTemp(base, "talon-sandbox-")
-	})
-	if st.tmpErr != nil {
-		return "", fmt.Errorf("make the sandbox temp dir: %w", st.tmpErr)
+		root, err := os.MkdirTemp(base, "talon-sandbox-")
+		if err != nil {
+			return "", fmt.Errorf("make the sandbox temp dir: %w", err)
+		}
+		st.tmpRoot = root
 	}
 	return os.MkdirTemp(st.tmpRoot, "call-")
 }
