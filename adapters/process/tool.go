@@ -302,44 +302,15 @@ func (t *Tool) start(ctx context.Context, session string, a args) (tool.Result, 
 // plan is the program's plan with each command's environment names, as
 // the shell tool computes it.
 func (t *Tool) plan(prog *shellparse.Program) *tool.Plan {
-	plan := prog.Plan(t.opts.Workspace)
-	for i, c := range prog.Commands() {
-		env := t.childEnv(c)
-		names := make([]string, len(env))
-		for j, kv := range env {
-			names[j], _, _ = strings.Cut(kv, "=")
-		}
-		slices.Sort(names)
-		plan.Commands[i].Env = names
-	}
-	return plan
+	return prog.PlanWith(t.opts.Workspace, t.env())
 }
 
-// childEnv is one command's environment: the safe set and the passthrough
-// names from talon's environment (PATH is the tool's), then the line's
-// env -i, env -u and assignments.
-func (t *Tool) childEnv(c shellparse.Command) []string {
-	var env []string
-	if !c.ClearEnv {
-		for _, n := range t.envNames {
-			if slices.Contains(c.Unset, n) {
-				continue
-			}
-			if n == "PATH" {
-				env = append(env, "PATH="+t.opts.PATH)
-				continue
-			}
-			if v, ok := os.LookupEnv(n); ok {
-				env = append(env, n+"="+v)
-			}
-		}
-	}
-	for _, kv := range c.Assign {
-		name, _, _ := strings.Cut(kv, "=")
-		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
-		env = append(env, kv)
-	}
-	return env
+// childEnv is one command's environment.
+func (t *Tool) childEnv(c shellparse.Command) []string { return t.env().For(c) }
+
+// env is the environment rule of this tool's children, the shell's rule.
+func (t *Tool) env() shellparse.ChildEnv {
+	return shellparse.ChildEnv{Names: t.envNames, PATH: t.opts.PATH}
 }
 
 // planDiff names the first difference between two plans, or "".

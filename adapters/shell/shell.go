@@ -259,47 +259,18 @@ func (s *Shell) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	return as, nil
 }
 
-// plan is the program's plan with, for every command, the names of the
-// whole environment the child gets.
+// plan is the program's plan with every command's environment names.
 func (s *Shell) plan(p *shellparse.Program) *tool.Plan {
-	plan := p.Plan(s.opts.Workspace)
-	for i, c := range p.Commands() {
-		env := s.childEnv(c)
-		names := make([]string, len(env))
-		for j, kv := range env {
-			names[j], _, _ = strings.Cut(kv, "=")
-		}
-		slices.Sort(names)
-		plan.Commands[i].Env = names
-	}
-	return plan
+	return p.PlanWith(s.opts.Workspace, s.env())
 }
 
-// childEnv is the environment of one command: the safe set and the
-// passthrough names from talon's environment (PATH is the tool's PATH),
-// then the command's env -i, env -u and assignments.
-func (s *Shell) childEnv(c shellparse.Command) []string {
-	var env []string
-	if !c.ClearEnv {
-		for _, n := range s.envNames {
-			if slices.Contains(c.Unset, n) {
-				continue
-			}
-			if n == "PATH" {
-				env = append(env, "PATH="+s.opts.PATH)
-				continue
-			}
-			if v, ok := os.LookupEnv(n); ok {
-				env = append(env, n+"="+v)
-			}
-		}
-	}
-	for _, kv := range c.Assign {
-		name, _, _ := strings.Cut(kv, "=")
-		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name+"=") })
-		env = append(env, kv)
-	}
-	return env
+// childEnv is the environment of one command.
+func (s *Shell) childEnv(c shellparse.Command) []string { return s.env().For(c) }
+
+// env is the environment rule of this tool's children: the safe set and
+// the passthrough names, with the tool's PATH.
+func (s *Shell) env() shellparse.ChildEnv {
+	return shellparse.ChildEnv{Names: s.envNames, PATH: s.opts.PATH}
 }
 
 // Execute analyses the line again and runs its program without a shell.
