@@ -96,7 +96,7 @@ var _ Approver = (*Terminal)(nil)
 func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 	fmt.Fprint(t.Out, Render(req))
 	lines := make(chan string)
-	errc := make(chan error, 1)
+	eof := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(t.In)
 		for sc.Scan() {
@@ -106,7 +106,7 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 				return
 			}
 		}
-		errc <- io.EOF
+		close(eof)
 	}()
 	for try := 0; try < 3; try++ {
 		fmt.Fprint(t.Out, "Allow? [y]es / [n]o / [a]lways for this session: ")
@@ -114,7 +114,7 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 		case <-ctx.Done():
 			fmt.Fprintln(t.Out)
 			return No, fmt.Errorf("%w: %v", ErrNoApprover, ctx.Err())
-		case <-errc:
+		case <-eof:
 			fmt.Fprintln(t.Out)
 			return No, nil
 		case line := <-lines:

@@ -216,7 +216,7 @@ func appendMessages(target, from string, msgs []locales.Message) error {
 		return fmt.Errorf("open %s: %w", target, err)
 	}
 	if _, err := f.WriteString(b.String()); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("write %s: %w", target, err)
 	}
 	if err := f.Close(); err != nil {
