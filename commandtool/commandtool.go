@@ -153,7 +153,7 @@ func (t *Tool) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, e
 	}
 	plan := t.plan(argv)
 	if approved := tool.ApprovedPlan(ctx); approved != nil {
-		if diff := planDiff(approved, plan); diff != "" {
+		if diff := tool.PlanDiff(approved, plan, quoteArgv); diff != "" {
 			return tool.Failure("%s no longer matches the approved plan (%s), so nothing ran: ask for approval again", name, diff), nil
 		}
 	}
@@ -244,31 +244,6 @@ func byteSize(n int) string {
 		return strconv.Itoa(n>>10) + " KiB"
 	}
 	return strconv.Itoa(n) + " bytes"
-}
-
-// planDiff names the first difference between an approved plan and the
-// plan rendered now, or returns "".
-func planDiff(approved, now *tool.Plan) string {
-	if len(approved.Commands) != len(now.Commands) {
-		return fmt.Sprintf("%d commands were approved, %d would run", len(approved.Commands), len(now.Commands))
-	}
-	for i, a := range approved.Commands {
-		n := now.Commands[i]
-		switch {
-		case !slices.Equal(a.Argv, n.Argv):
-			return fmt.Sprintf("the arguments changed to %s", quoteArgv(n.Argv))
-		case a.Binary != n.Binary:
-			return fmt.Sprintf("the program now resolves to %s instead of %s", n.Binary, a.Binary)
-		case a.Dir != n.Dir:
-			return fmt.Sprintf("it would run in %s instead of %s", n.Dir, a.Dir)
-		case !slices.Equal(a.Env, n.Env):
-			return "the environment changed"
-		}
-	}
-	if approved.Summary != now.Summary {
-		return "the command line changed"
-	}
-	return ""
 }
 
 // quoteArgv renders an argv for people: plain words as they are, others in

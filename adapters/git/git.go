@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -192,7 +191,7 @@ func (t *Operations) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 		return tool.Failure("%v", err), nil
 	}
 	if approved := tool.ApprovedPlan(ctx); approved != nil {
-		if diff := planDiff(approved, plan); diff != "" {
+		if diff := tool.PlanDiff(approved, plan, quoteArgv); diff != "" {
 			return tool.Failure("the git command no longer matches the approved plan (%s), so nothing ran: ask for approval again", diff), nil
 		}
 	}
@@ -236,31 +235,6 @@ func (t *Operations) checkRepository() error {
 		return fmt.Errorf("%w (%s has no .git): git_operations works only on a repository whose top level is the workspace; create one with git init, or set the workspace to the repository's top level", ErrNotRepository, t.root.Dir())
 	}
 	return fmt.Errorf("check the repository in %s: %w", t.root.Dir(), err)
-}
-
-// planDiff names the first difference between an approved plan and the
-// plan computed now, or returns "".
-func planDiff(approved, now *tool.Plan) string {
-	if len(approved.Commands) != len(now.Commands) {
-		return fmt.Sprintf("%d commands were approved, %d would run", len(approved.Commands), len(now.Commands))
-	}
-	for i, a := range approved.Commands {
-		n := now.Commands[i]
-		switch {
-		case !slices.Equal(a.Argv, n.Argv):
-			return fmt.Sprintf("the arguments of command %d changed to %s", i+1, quoteArgv(n.Argv))
-		case a.Binary != n.Binary:
-			return fmt.Sprintf("git now resolves to %s instead of %s", n.Binary, a.Binary)
-		case a.Dir != n.Dir:
-			return fmt.Sprintf("git would run in %s instead of %s", n.Dir, a.Dir)
-		case !slices.Equal(a.Env, n.Env):
-			return fmt.Sprintf("the environment of command %d changed", i+1)
-		}
-	}
-	if approved.Summary != now.Summary {
-		return "the command changed"
-	}
-	return ""
 }
 
 // result turns what git did into the model's result.

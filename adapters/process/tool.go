@@ -282,11 +282,11 @@ func (t *Tool) start(ctx context.Context, session string, a args) (tool.Result, 
 		return tool.Failure("the command is not allowed or cannot be analysed, so nothing started: %s", strings.Join(as.Reasons, "; ")), nil
 	}
 	mine := t.plan(an.Program)
-	if d := planDiff(as.Plan, mine); d != "" {
+	if d := tool.PlanDiff(as.Plan, mine, quoteEach); d != "" {
 		return tool.Failure("the command's plan could not be reproduced (%s), so nothing started", d), nil
 	}
 	if approved := tool.ApprovedPlan(ctx); approved != nil {
-		if d := planDiff(approved, mine); d != "" {
+		if d := tool.PlanDiff(approved, mine, quoteEach); d != "" {
 			return tool.Failure("the command no longer matches the approved plan (%s), so nothing started: ask for approval again", d), nil
 		}
 	}
@@ -311,30 +311,6 @@ func (t *Tool) childEnv(c shellparse.Command) []string { return t.env().For(c) }
 // env is the environment rule of this tool's children, the shell's rule.
 func (t *Tool) env() shellparse.ChildEnv {
 	return shellparse.ChildEnv{Names: t.envNames, PATH: t.opts.PATH}
-}
-
-// planDiff names the first difference between two plans, or "".
-func planDiff(a, b *tool.Plan) string {
-	if len(a.Commands) != len(b.Commands) {
-		return fmt.Sprintf("%d commands were planned, %d would run", len(a.Commands), len(b.Commands))
-	}
-	for i, x := range a.Commands {
-		y := b.Commands[i]
-		switch {
-		case !slices.Equal(x.Argv, y.Argv):
-			return fmt.Sprintf("the arguments of command %d changed to %q", i+1, y.Argv)
-		case x.Binary != y.Binary:
-			return fmt.Sprintf("command %d now resolves to %s instead of %s", i+1, y.Binary, x.Binary)
-		case x.Dir != y.Dir:
-			return fmt.Sprintf("command %d would run in %s instead of %s", i+1, y.Dir, x.Dir)
-		case !slices.Equal(x.Env, y.Env):
-			return fmt.Sprintf("the environment of command %d changed", i+1)
-		}
-	}
-	if a.Summary != b.Summary {
-		return "the command line changed"
-	}
-	return ""
 }
 
 // Info describes one background process in results.
@@ -515,3 +491,7 @@ func (t *Tool) write(p *proc, a args) tool.Result {
 	}
 	return tool.Text(text)
 }
+
+// quoteEach renders an argument vector with every word in Go quotes, as the
+// shell tool does.
+func quoteEach(argv []string) string { return fmt.Sprintf("%q", argv) }

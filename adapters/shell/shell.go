@@ -294,7 +294,7 @@ func (s *Shell) Execute(ctx context.Context, raw json.RawMessage) (tool.Result, 
 	}
 	plan := s.plan(an.Program)
 	if approved := tool.ApprovedPlan(ctx); approved != nil {
-		if diff := planDiff(approved, plan); diff != "" {
+		if diff := tool.PlanDiff(approved, plan, quoteEach); diff != "" {
 			return tool.Failure("the command no longer matches the approved plan (%s), so nothing ran: ask for approval again", diff), nil
 		}
 	}
@@ -325,31 +325,6 @@ func refusals(an *shellparse.Analysis) []string {
 		}
 	}
 	return out
-}
-
-// planDiff names the first difference between an approved plan and the
-// plan computed now, or returns "".
-func planDiff(approved, now *tool.Plan) string {
-	if len(approved.Commands) != len(now.Commands) {
-		return fmt.Sprintf("%d commands were approved, %d would run", len(approved.Commands), len(now.Commands))
-	}
-	for i, a := range approved.Commands {
-		n := now.Commands[i]
-		switch {
-		case !slices.Equal(a.Argv, n.Argv):
-			return fmt.Sprintf("the arguments of command %d changed to %q", i+1, n.Argv)
-		case a.Binary != n.Binary:
-			return fmt.Sprintf("command %d now resolves to %s instead of %s", i+1, n.Binary, a.Binary)
-		case a.Dir != n.Dir:
-			return fmt.Sprintf("command %d would run in %s instead of %s", i+1, n.Dir, a.Dir)
-		case !slices.Equal(a.Env, n.Env):
-			return fmt.Sprintf("the environment of command %d changed", i+1)
-		}
-	}
-	if approved.Summary != now.Summary {
-		return "the command line changed"
-	}
-	return ""
 }
 
 // Data is the result's Output.Data.
@@ -404,3 +379,6 @@ func (s *Shell) result(out outcome, timeout time.Duration) tool.Result {
 	}
 	return tool.Result{Error: text, Output: tool.Output{Text: text, Data: data}}
 }
+
+// quoteEach renders an argument vector with every word in Go quotes.
+func quoteEach(argv []string) string { return fmt.Sprintf("%q", argv) }
