@@ -391,9 +391,22 @@ type Plugins struct {
 	Enabled      bool   `toml:"enabled"`
 	AutoDiscover bool   `toml:"auto_discover"`
 	Dir          string `toml:"dir"`
+	// MaxPlugins caps how many plugins load; 0 means the default (32).
+	MaxPlugins int `toml:"max_plugins"`
 	// Security holds signature checking.
 	Security PluginSecurity `toml:"security"`
 	Entries  []PluginEntry  `toml:"entries"`
+}
+
+// DefaultMaxPlugins is max_plugins when unset.
+const DefaultMaxPlugins = 32
+
+// MaxPluginsValue returns max_plugins, or DefaultMaxPlugins when unset.
+func (p Plugins) MaxPluginsValue() int {
+	if p.MaxPlugins <= 0 {
+		return DefaultMaxPlugins
+	}
+	return p.MaxPlugins
 }
 
 // PluginSecurity is [plugins.security].

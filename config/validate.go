@@ -207,6 +207,7 @@ func (c *Config) validatePlugins(v *validator) {
 	p := c.Plugins
 	v.enum([]string{"plugins", "security", "signature_mode"}, p.Security.SignatureMode,
 		SignatureDisabled, SignaturePermissive, SignatureStrict)
+	v.nonNegative([]string{"plugins", "max_plugins"}, p.MaxPlugins)
 	seen := map[string]bool{}
 	for i, e := range p.Entries {
 		path := []string{"plugins", "entries"}

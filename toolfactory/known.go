@@ -42,6 +42,12 @@ var known = []Entry{
 	{Name: "cron_run", Feature: FeatureCore},
 	{Name: "cron_runs", Feature: FeatureCore},
 	{Name: "process", Feature: FeatureCore},
+	{Name: "web_search", Feature: "tools-external", Tag: "talon_tools_external"},
+	{Name: "weather", Feature: "tools-external", Tag: "talon_tools_external"},
+	{Name: "github", Feature: "tools-saas", Tag: "talon_tools_saas"},
+	{Name: "claude_code", Feature: "tools-coding-cli", Tag: "talon_tools_coding_cli"},
+	{Name: "codex_cli", Feature: "tools-coding-cli", Tag: "talon_tools_coding_cli"},
+	{Name: "gemini_cli", Feature: "tools-coding-cli", Tag: "talon_tools_coding_cli"},
 }
 
 // Known returns the catalogue of built-in names, sorted.

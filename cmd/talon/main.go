@@ -7,6 +7,7 @@ import (
 	"github.com/talonhq/talon/cli"
 
 	_ "github.com/talonhq/talon/adapters/standard"
+	_ "github.com/talonhq/talon/plugins/standard"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:], cli.System())) }

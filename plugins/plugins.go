@@ -1,0 +1,85 @@
+// Package plugins loads third-party tool plugins into the catalog. A plugin
+// is a directory with a plugin.toml (see plugins/manifest) and an entry that
+// a [Host] of its kind runs: plugins/wasm for WASM modules, plugins/process
+// for subprocess plugins. Hosts register themselves from init, so a build
+// without one (feature tags talon_no_plugins_wasm, talon_no_plugins_process)
+// simply cannot load that kind.
+package plugins
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/talonhq/talon/plugins/manifest"
+	"github.com/talonhq/talon/tool"
+)
+
+// Host runs the plugins of one kind.
+type Host interface {
+	// Load prepares a plugin whose manifest, hash, signature and consent
+	// were already checked: the WASM host compiles the module (through the
+	// on-disk cache) and asks it to describe its tools. Load never runs a
+	// tool. An error names the plugin.
+	Load(ctx context.Context, p *manifest.Plugin, env Env) (Loaded, error)
+}
+
+// Env is what a host is given besides the plugin.
+type Env struct {
+	// Workspace is the absolute workspace directory.
+	Workspace string
+	// DataDir is talon's data directory; hosts keep caches under
+	// DataDir/plugins/cache.
+	DataDir string
+	// Logger carries the plugin's attribution ("wasm.<name>").
+	Logger zerolog.Logger
+}
+
+// Loaded is one plugin a host has prepared.
+type Loaded interface {
+	// Tools are the plugin's tools as it describes them, with
+	// Spec.Attribution {Kind: wasm|process, Alias: plugin name}. Their
+	// names may still be renamed by the loader on a clash.
+	Tools() []tool.Tool
+	// Close releases instances and processes; calls after Close fail.
+	Close(ctx context.Context) error
+}
+
+var (
+	hostsMu sync.RWMutex
+	hosts   = map[manifest.Kind]Host{}
+)
+
+// RegisterHost makes a kind loadable. It panics on a second host for the
+// same kind, like toolfactory.Register.
+func RegisterHost(kind manifest.Kind, h Host) {
+	hostsMu.Lock()
+	defer hostsMu.Unlock()
+	if _, dup := hosts[kind]; dup {
+		panic(fmt.Sprintf("plugins: host for kind %q registered twice", kind))
+	}
+	hosts[kind] = h
+}
+
+// LookupHost returns the host of a kind, if this binary has one.
+func LookupHost(kind manifest.Kind) (Host, bool) {
+	hostsMu.RLock()
+	defer hostsMu.RUnlock()
+	h, ok := hosts[kind]
+	return h, ok
+}
+
+// Kinds lists the kinds this binary can load, sorted.
+func Kinds() []manifest.Kind {
+	hostsMu.RLock()
+	defer hostsMu.RUnlock()
+	out := make([]manifest.Kind, 0, len(hosts))
+	for k := range hosts {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}

@@ -1,0 +1,3 @@
+// Package wasm is the wazero host for WASM tool plugins (ABI v1, see
+// plugins/ABI.md).
+package wasm
