@@ -31,8 +31,9 @@ type Host interface {
 type Env struct {
 	// Workspace is the absolute workspace directory.
 	Workspace string
-	// DataDir is talon's data directory; hosts keep caches under
-	// DataDir/plugins/cache.
+	// DataDir is talon's data directory; a host keeps its caches under
+	// DataDir/cache/<kind> (installed plugins live elsewhere, in
+	// plugins_dir).
 	DataDir string
 	// Logger carries the plugin's attribution ("wasm.<name>").
 	Logger zerolog.Logger

@@ -134,3 +134,41 @@ type Plugin struct {
 	Signature SignatureStatus
 	Grants    Grants
 }
+
+// Timeout returns timeout_ms as a duration, or DefaultTimeout.
+func (l Limits) Timeout() time.Duration {
+	return msOr(l.TimeoutMS, DefaultTimeout)
+}
+
+// MemoryMB returns max_memory_mb, or DefaultMaxMemoryMB.
+func (l Limits) MemoryMB() int { return intOr(l.MaxMemoryMB, DefaultMaxMemoryMB) }
+
+// OutputBytes returns max_output_bytes, or DefaultMaxOutputBytes.
+func (l Limits) OutputBytes() int { return intOr(l.MaxOutputBytes, DefaultMaxOutputBytes) }
+
+// Instances returns max_instances, or DefaultMaxInstances.
+func (l Limits) Instances() int { return intOr(l.MaxInstances, DefaultMaxInstances) }
+
+// DeadlineEnforced returns enforce_deadline (true when absent). Whether a
+// false value is honoured depends on the signature; see the loader.
+func (l Limits) DeadlineEnforced() bool { return l.EnforceDeadline == nil || *l.EnforceDeadline }
+
+// IdleTimeout returns idle_timeout_ms as a duration, or DefaultIdleTimeout.
+func (l Limits) IdleTimeout() time.Duration { return msOr(l.IdleTimeoutMS, DefaultIdleTimeout) }
+
+// StartTimeout returns start_timeout_ms as a duration, or DefaultStartTimeout.
+func (l Limits) StartTimeout() time.Duration { return msOr(l.StartTimeoutMS, DefaultStartTimeout) }
+
+func msOr(ms int, def time.Duration) time.Duration {
+	if ms <= 0 {
+		return def
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+func intOr(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
