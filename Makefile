@@ -5,7 +5,7 @@ PKG       := ./...
 GOLANGCI  := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 BENCHTIME ?= 1s
 
-.PHONY: all build run test test-tagged bench lint fuzz clean
+.PHONY: all build run test tools test-tagged bench lint fuzz clean
 
 all: build
 
@@ -18,10 +18,14 @@ run: build
 	@scripts/run.sh $(BIN)
 
 ## test: the whole suite, with the race detector
-test:
+test: tools
 	$(GO) vet $(PKG)
 	$(GO) test -race -count=1 $(PKG)
 	$(MAKE) test-tagged
+
+## tools: install what the suite needs besides Go (wabt, protobuf-compiler)
+tools:
+	@scripts/tools.sh
 
 ## test-tagged: the checks that need a binary built with the test-only feature
 test-tagged:

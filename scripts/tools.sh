@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Makes sure the programs the test suite needs besides Go are installed:
+# wat2wasm (Debian package wabt) assembles the WAT example plugin, and protoc
+# (Debian package protobuf-compiler) checks that the generated subprocess
+# plugin protocol is current. Missing ones are installed with apt-get when
+# this runs as root; otherwise the script says what to install and fails.
+set -euo pipefail
+
+need=()
+command -v wat2wasm >/dev/null 2>&1 || need+=(wabt)
+command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
+[ ${#need[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "installing ${need[*]} with apt-get" >&2
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+	exit 0
+fi
+echo "talon's tests need these Debian packages: ${need[*]}" >&2
+echo "install them (sudo apt-get install ${need[*]}) and run make test again" >&2
+exit 1
