@@ -3,33 +3,21 @@
 package commandtool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/proctest"
 	"github.com/talonhq/talon/tool"
 )
-
-func needBins(t testing.TB, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			t.Skipf("%s is not installed", n)
-		}
-	}
-}
 
 // hostEnv is a LookupEnv with talon's PATH and the given variables.
 func hostEnv(vars map[string]string) func(string) (string, bool) {
@@ -42,18 +30,6 @@ func hostEnv(vars map[string]string) func(string) (string, bool) {
 		}
 		return "", false
 	}
-}
-
-// script writes an executable /bin/sh script; the tool execs it
-// directly, the kernel reads the #! line.
-func script(t testing.TB, dir, name, body string) string {
-	t.Helper()
-	needBins(t, "sh")
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func mustNew(t testing.TB, name string, ct config.CommandTool, opts Options) *Tool {
@@ -93,7 +69,7 @@ func params(props string, required ...string) map[string]any {
 }
 
 func TestExecuteRendersOneElementEach(t *testing.T) {
-	needBins(t, "printf")
+	proctest.NeedBins(t, "printf")
 	tl := mustNew(t, "show", config.CommandTool{
 		Command: []string{"printf", "<%s>\n", "{{ input.s }}", "n={{ input.n }}", "{{ input.b }}",
 			"{{ json input }}", "{{ json input.o }}", `{{ "{{" }}.Name}}`},
@@ -169,7 +145,7 @@ func TestLoadErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			needBins(t, "echo")
+			proctest.NeedBins(t, "echo")
 			_, err := New(tt.tool, tt.ct, Options{Workspace: ws, LookupEnv: hostEnv(map[string]string{"HOME": "/h"})})
 			want := tt.sentinl
 			if want == nil {
@@ -212,7 +188,7 @@ func TestCheckProblems(t *testing.T) {
 }
 
 func TestSpec(t *testing.T) {
-	needBins(t, "echo")
+	proctest.NeedBins(t, "echo")
 	tests := []struct {
 		name     string
 		tool     string
@@ -249,7 +225,7 @@ func TestSpec(t *testing.T) {
 func TestSchemaFailureRunsNothing(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
-	bin := script(t, dir, "record.sh", "echo yes > "+marker+"\n")
+	bin := proctest.Script(t, dir, "record.sh", "echo yes > "+marker+"\n")
 	tl := mustNew(t, "rec", config.CommandTool{
 		Command:    []string{bin, "{{ input.n }}"},
 		Parameters: params(`{"n":{"type":"integer","minimum":1},"opt":{"type":"string"}}`, "n"),
@@ -283,7 +259,7 @@ func TestSchemaFailureRunsNothing(t *testing.T) {
 func TestMissingParameterRunsNothing(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
-	bin := script(t, dir, "record.sh", "echo yes > "+marker+"\n")
+	bin := proctest.Script(t, dir, "record.sh", "echo yes > "+marker+"\n")
 	tl := mustNew(t, "rec", config.CommandTool{
 		Command:    []string{bin, "--opt={{ input.opt }}"},
 		Parameters: params(`{"opt":{"type":"string"}}`),
@@ -305,7 +281,7 @@ func TestMissingParameterRunsNothing(t *testing.T) {
 
 func TestNonZeroExitIsFailureWithStderr(t *testing.T) {
 	dir := t.TempDir()
-	bin := script(t, dir, "fail.sh", "echo partial\necho something broke >&2\nexit 3\n")
+	bin := proctest.Script(t, dir, "fail.sh", "echo partial\necho something broke >&2\nexit 3\n")
 	res := call(t, mustNew(t, "f", config.CommandTool{Command: []string{bin}}, Options{Workspace: dir}), `{}`)
 	if res.Success || !strings.Contains(res.Error, "tool__f exited with status 3") || !strings.Contains(res.Error, "[stderr]\nsomething broke") {
 		t.Fatalf("result = %+v", res)
@@ -314,8 +290,8 @@ func TestNonZeroExitIsFailureWithStderr(t *testing.T) {
 		t.Fatalf("data = %+v", d)
 	}
 	// A long stderr is cut to its end.
-	needBins(t, "head", "tr")
-	bin = script(t, dir, "loud.sh", "head -c 100000 /dev/zero | tr '\\000' x >&2\necho LAST >&2\nexit 1\n")
+	proctest.NeedBins(t, "head", "tr")
+	bin = proctest.Script(t, dir, "loud.sh", "head -c 100000 /dev/zero | tr '\\000' x >&2\necho LAST >&2\nexit 1\n")
 	res = call(t, mustNew(t, "l", config.CommandTool{Command: []string{bin}}, Options{Workspace: dir}), `{}`)
 	if res.Success || len(res.Error) > maxStderrText+200 || !strings.HasSuffix(res.Error, "LAST") || !strings.Contains(res.Error, "earlier bytes left out") {
 		t.Fatalf("error is %d bytes: %.200q", len(res.Error), res.Error)
@@ -324,12 +300,12 @@ func TestNonZeroExitIsFailureWithStderr(t *testing.T) {
 
 func TestSuccessOutput(t *testing.T) {
 	dir := t.TempDir()
-	bin := script(t, dir, "ok.sh", "echo out\necho note >&2\n")
+	bin := proctest.Script(t, dir, "ok.sh", "echo out\necho note >&2\n")
 	res := call(t, mustNew(t, "ok", config.CommandTool{Command: []string{bin}}, Options{Workspace: dir}), `{}`)
 	if !res.Success || res.Output.Text != "out\n[stderr]\nnote" {
 		t.Fatalf("result = %+v", res)
 	}
-	quiet := script(t, dir, "quiet.sh", "exit 0\n")
+	quiet := proctest.Script(t, dir, "quiet.sh", "exit 0\n")
 	res = call(t, mustNew(t, "q", config.CommandTool{Command: []string{quiet}}, Options{Workspace: dir}), `{}`)
 	if !res.Success || res.Output.Text != tool.NoOutput {
 		t.Fatalf("result = %+v", res)
@@ -337,7 +313,7 @@ func TestSuccessOutput(t *testing.T) {
 }
 
 func TestEnv(t *testing.T) {
-	needBins(t, "env")
+	proctest.NeedBins(t, "env")
 	host := hostEnv(map[string]string{"HOME": "/home/op", "SECRET": "s3cr3t", "LANG": "C.UTF-8", "TOKEN": "tok"})
 	tests := []struct {
 		name   string
@@ -383,7 +359,7 @@ func TestEnv(t *testing.T) {
 }
 
 func TestCwd(t *testing.T) {
-	needBins(t, "pwd")
+	proctest.NeedBins(t, "pwd")
 	ws := t.TempDir()
 	other := t.TempDir()
 	if err := os.Mkdir(filepath.Join(ws, "sub"), 0o755); err != nil {
@@ -410,64 +386,12 @@ func TestCwd(t *testing.T) {
 	}
 }
 
-// pidsOf reads the pids a fixture recorded.
-func pidsOf(t *testing.T, pidFile string, want int) []int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(pidFile)
-		var pids []int
-		for _, f := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, n)
-			}
-		}
-		if len(pids) >= want || time.Now().After(deadline) {
-			return pids
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		if _, serr := os.Stat("/proc/self/stat"); serr != nil {
-			return syscall.Kill(pid, 0) == nil
-		}
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X'
-}
-
-func assertAllGone(t *testing.T, pids []int, want int) {
-	t.Helper()
-	t.Cleanup(func() {
-		for _, p := range pids {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	if len(pids) < want {
-		t.Fatalf("the fixture recorded %d pids, want %d", len(pids), want)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for _, p := range pids {
-		for alive(p) {
-			if time.Now().After(deadline) {
-				t.Fatalf("pid %d survived (pids %v)", p, pids)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
 func TestOutputOverCapKillsGroup(t *testing.T) {
-	needBins(t, "head", "sleep")
+	proctest.NeedBins(t, "head", "sleep")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
 	// 17 MiB to stdout, then a long wait with a child in the background.
-	bin := script(t, dir, "flood.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+
+	bin := proctest.Script(t, dir, "flood.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+
 		"\nhead -c 17825792 /dev/zero\nwait\n")
 	tl := mustNew(t, "flood", config.CommandTool{Command: []string{bin}}, Options{Workspace: dir})
 	start := time.Now()
@@ -478,15 +402,15 @@ func TestOutputOverCapKillsGroup(t *testing.T) {
 	if res.Success || !strings.Contains(res.Error, "wrote more than 16 MiB to stdout") || !strings.Contains(res.Error, "process group was killed") {
 		t.Fatalf("result = %+v", res)
 	}
-	assertAllGone(t, pidsOf(t, pidFile, 2), 2)
+	proctest.AssertAllGone(t, proctest.ReadPids(t, pidFile, 2), 2)
 }
 
 func TestTimeoutKillsGrandchildren(t *testing.T) {
-	needBins(t, "sleep")
+	proctest.NeedBins(t, "sleep")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
 	// The script starts a child shell that starts a sleep: a grandchild.
-	bin := script(t, dir, "spawner.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+
+	bin := proctest.Script(t, dir, "spawner.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+
 		"\nsh -c 'sleep 300 & echo $! >> "+pidFile+"; wait' &\nwait\n")
 	tl := mustNew(t, "spawn", config.CommandTool{Command: []string{bin}, TimeoutSeconds: 1}, Options{Workspace: dir})
 	start := time.Now()
@@ -497,14 +421,14 @@ func TestTimeoutKillsGrandchildren(t *testing.T) {
 	if res.Success || !strings.Contains(res.Error, "timed out after 1s") || !res.Output.Data.(Data).TimedOut {
 		t.Fatalf("result = %+v", res)
 	}
-	assertAllGone(t, pidsOf(t, pidFile, 3), 3)
+	proctest.AssertAllGone(t, proctest.ReadPids(t, pidFile, 3), 3)
 }
 
 func TestCancelKillsGroup(t *testing.T) {
-	needBins(t, "sleep")
+	proctest.NeedBins(t, "sleep")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
-	bin := script(t, dir, "spawner.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+"\nwait\n")
+	bin := proctest.Script(t, dir, "spawner.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+"\nwait\n")
 	tl := mustNew(t, "spawn", config.CommandTool{Command: []string{bin}}, Options{Workspace: dir})
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error)
@@ -512,18 +436,18 @@ func TestCancelKillsGroup(t *testing.T) {
 		_, err := tl.Execute(ctx, json.RawMessage(`{}`))
 		errc <- err
 	}()
-	pids := pidsOf(t, pidFile, 2)
+	pids := proctest.ReadPids(t, pidFile, 2)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Execute error = %v, want context.Canceled", err)
 	}
-	assertAllGone(t, pids, 2)
+	proctest.AssertAllGone(t, pids, 2)
 }
 
 func TestBinaryResolvedAtLoadAndCall(t *testing.T) {
 	d1, d2 := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "ran")
-	script(t, d2, "prog", "echo d2 >> "+marker+"\n")
+	proctest.Script(t, d2, "prog", "echo d2 >> "+marker+"\n")
 	tl := mustNew(t, "prog", config.CommandTool{Command: []string{"prog"}, Env: map[string]string{"PATH": d1 + ":" + d2}},
 		Options{Workspace: t.TempDir()})
 	if tl.Binary() != filepath.Join(d2, "prog") {
@@ -533,7 +457,7 @@ func TestBinaryResolvedAtLoadAndCall(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	// A program of the same name appears earlier in PATH: refused.
-	script(t, d1, "prog", "echo d1 >> "+marker+"\n")
+	proctest.Script(t, d1, "prog", "echo d1 >> "+marker+"\n")
 	res := call(t, tl, `{}`)
 	if res.Success || !strings.Contains(res.Error, "now resolves to "+filepath.Join(d1, "prog")) {
 		t.Fatalf("result = %+v", res)
@@ -553,7 +477,7 @@ func TestBinaryResolvedAtLoadAndCall(t *testing.T) {
 func TestAssessAndApprovedPlan(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
-	bin := script(t, dir, "rec.sh", "echo \"$1\" >> "+marker+"\n")
+	bin := proctest.Script(t, dir, "rec.sh", "echo \"$1\" >> "+marker+"\n")
 	tl := mustNew(t, "rec", config.CommandTool{
 		Command:    []string{bin, "{{ input.x }}"},
 		Parameters: params(`{"x":{"type":"string"}}`, "x"),
@@ -619,7 +543,7 @@ func withCmd(p *tool.Plan, f func(*tool.PlannedCommand)) *tool.Plan {
 }
 
 func TestLoad(t *testing.T) {
-	needBins(t, "echo")
+	proctest.NeedBins(t, "echo")
 	echo := config.CommandTool{Command: []string{"echo", "hi"}, Description: "Say hi"}
 	tests := []struct {
 		name     string

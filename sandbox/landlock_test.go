@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/talonhq/talon/internal/proctest"
 )
 
 // needLandlock skips a test on a kernel without Landlock (or below abi).
@@ -193,7 +195,7 @@ func TestAllowed(t *testing.T) {
 		})
 	}
 	t.Run("private TMPDIR", func(t *testing.T) {
-		needBins(t, "sh")
+		proctest.NeedBins(t, "sh")
 		out := Run(context.Background(), Cmd{
 			Argv: []string{"sh", "-c", `echo hi > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"`},
 			Env:  []string{"PATH=/usr/bin:/bin"},

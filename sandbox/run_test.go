@@ -15,16 +15,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
-)
 
-func needBins(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			t.Skipf("%s is not installed", n)
-		}
-	}
-}
+	"github.com/talonhq/talon/internal/proctest"
+)
 
 func lookPath(t *testing.T, name string) string {
 	t.Helper()
@@ -35,19 +28,8 @@ func lookPath(t *testing.T, name string) string {
 	return p
 }
 
-// script writes an executable /bin/sh script into dir.
-func script(t *testing.T, dir, name, body string) string {
-	t.Helper()
-	needBins(t, "sh")
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 func TestRun(t *testing.T) {
-	needBins(t, "sh", "env", "pwd", "cat", "printf")
+	proctest.NeedBins(t, "sh", "env", "pwd", "cat", "printf")
 	dir := t.TempDir()
 	tests := []struct {
 		name    string
@@ -91,74 +73,8 @@ func TestRun(t *testing.T) {
 	}
 }
 
-// spawner writes a script that records its pid and the pids of two
-// background sleeps (its children) in pidFile, then waits.
-func spawner(t *testing.T, dir string) (bin, pidFile string) {
-	t.Helper()
-	needBins(t, "sleep")
-	pidFile = filepath.Join(dir, "pids")
-	bin = script(t, dir, "spawner.sh", "echo $$ >> "+pidFile+"\nsleep 300 &\necho $! >> "+pidFile+
-		"\nsleep 300 &\necho $! >> "+pidFile+"\nwait\n")
-	return bin, pidFile
-}
-
-func readPids(t *testing.T, pidFile string, want int) []int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(pidFile)
-		var pids []int
-		for _, f := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, n)
-			}
-		}
-		if len(pids) >= want || time.Now().After(deadline) {
-			return pids
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// alive reports a process that exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		if _, serr := os.Stat("/proc/self/stat"); serr != nil {
-			return syscall.Kill(pid, 0) == nil
-		}
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	return b[i+2] != 'Z' && b[i+2] != 'X'
-}
-
-func assertAllGone(t *testing.T, pids []int, want int) {
-	t.Helper()
-	t.Cleanup(func() {
-		for _, p := range pids {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	if len(pids) < want {
-		t.Fatalf("the fixture recorded %d pids, want %d", len(pids), want)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for _, p := range pids {
-		for alive(p) {
-			if time.Now().After(deadline) {
-				t.Fatalf("pid %d survived (pids %v)", p, pids)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
 func TestRunTimeoutKillsGroup(t *testing.T) {
-	bin, pidFile := spawner(t, t.TempDir())
+	bin, pidFile := proctest.Spawner(t, t.TempDir())
 	start := time.Now()
 	out := Run(context.Background(), Cmd{Argv: []string{"spawner"}, Binary: bin, Timeout: 500 * time.Millisecond})
 	if !out.TimedOut || out.Canceled || out.ExitCode != 137 {
@@ -167,29 +83,29 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	if d := time.Since(start); d > 3*time.Second {
 		t.Fatalf("Run took %s after a 500ms timeout", d)
 	}
-	assertAllGone(t, readPids(t, pidFile, 3), 3)
+	proctest.AssertAllGone(t, proctest.ReadPids(t, pidFile, 3), 3)
 }
 
 func TestRunCancelKillsGroup(t *testing.T) {
-	bin, pidFile := spawner(t, t.TempDir())
+	bin, pidFile := proctest.Spawner(t, t.TempDir())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Outcome)
 	go func() { done <- Run(ctx, Cmd{Argv: []string{"spawner"}, Binary: bin}) }()
-	pids := readPids(t, pidFile, 3)
+	pids := proctest.ReadPids(t, pidFile, 3)
 	cancel()
 	out := <-done
 	if !out.Canceled || out.TimedOut {
 		t.Fatalf("outcome = %+v, want canceled", out)
 	}
-	assertAllGone(t, pids, 3)
+	proctest.AssertAllGone(t, pids, 3)
 }
 
 func TestRunLeftoversKilled(t *testing.T) {
 	// The program exits at once; its background child keeps stdout open.
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
-	needBins(t, "sleep")
-	bin := script(t, dir, "leaver.sh", "sleep 300 &\necho $! > "+pidFile+"\necho done\n")
+	proctest.NeedBins(t, "sleep")
+	bin := proctest.Script(t, dir, "leaver.sh", "sleep 300 &\necho $! > "+pidFile+"\necho done\n")
 	start := time.Now()
 	out := Run(context.Background(), Cmd{Argv: []string{"leaver"}, Binary: bin})
 	if out.Err != nil || out.ExitCode != 0 || out.Stdout != "done\n" {
@@ -198,14 +114,14 @@ func TestRunLeftoversKilled(t *testing.T) {
 	if d := time.Since(start); d >= drainDelay {
 		t.Fatalf("Run took %s: the leftover group was not killed", d)
 	}
-	assertAllGone(t, readPids(t, pidFile, 1), 1)
+	proctest.AssertAllGone(t, proctest.ReadPids(t, pidFile, 1), 1)
 }
 
 func TestRunOverflow(t *testing.T) {
-	needBins(t, "head", "sleep")
+	proctest.NeedBins(t, "head", "sleep")
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pids")
-	bin := script(t, dir, "flood.sh", "echo $$ > "+pidFile+"\nhead -c 5000 /dev/zero\nsleep 300\n")
+	bin := proctest.Script(t, dir, "flood.sh", "echo $$ > "+pidFile+"\nhead -c 5000 /dev/zero\nsleep 300\n")
 	tests := []struct {
 		name   string
 		policy Overflow
@@ -224,14 +140,14 @@ func TestRunOverflow(t *testing.T) {
 			if d := time.Since(start); d > 3*time.Second {
 				t.Fatalf("Run took %s: the group was not killed promptly", d)
 			}
-			assertAllGone(t, readPids(t, pidFile, 1), 1)
+			proctest.AssertAllGone(t, proctest.ReadPids(t, pidFile, 1), 1)
 		})
 	}
 }
 
 func TestRunOverflowDiscard(t *testing.T) {
-	needBins(t, "head")
-	bin := script(t, t.TempDir(), "noisy.sh", "head -c 5000 /dev/zero >&2\necho fine\n")
+	proctest.NeedBins(t, "head")
+	bin := proctest.Script(t, t.TempDir(), "noisy.sh", "head -c 5000 /dev/zero >&2\necho fine\n")
 	out := Run(context.Background(), Cmd{Argv: []string{"noisy"}, Binary: bin, MaxStderr: 10})
 	if out.ExitCode != 0 || !out.Overflowed || out.OverflowStream != "stderr" || len(out.Stderr) != 10 || out.Stdout != "fine\n" {
 		t.Fatalf("outcome = %+v", out)
@@ -239,7 +155,7 @@ func TestRunOverflowDiscard(t *testing.T) {
 }
 
 func TestRunAlreadyCanceled(t *testing.T) {
-	needBins(t, "true")
+	proctest.NeedBins(t, "true")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	out := Run(ctx, Cmd{Argv: []string{"true"}})
@@ -249,7 +165,7 @@ func TestRunAlreadyCanceled(t *testing.T) {
 }
 
 func TestStartOwnGroup(t *testing.T) {
-	needBins(t, "sleep")
+	proctest.NeedBins(t, "sleep")
 	cmd := CommandContext(context.Background(), "sleep", "300")
 	if err := Start(cmd); err != nil {
 		t.Fatal(err)
@@ -287,7 +203,7 @@ func TestCommandPrepared(t *testing.T) {
 }
 
 func TestRenice(t *testing.T) {
-	needBins(t, "sleep")
+	proctest.NeedBins(t, "sleep")
 	cmd := CommandContext(context.Background(), "sleep", "300")
 	if err := Start(cmd); err != nil {
 		t.Fatal(err)

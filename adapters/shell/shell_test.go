@@ -7,9 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +17,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/talonhq/talon/internal/proctest"
 	"github.com/talonhq/talon/risk/shellparse"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
@@ -26,16 +25,6 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// needBins skips a test on systems without the POSIX tools it runs.
-func needBins(t *testing.T, names ...string) {
-	t.Helper()
-	for _, n := range names {
-		if _, err := exec.LookPath(n); err != nil {
-			t.Skipf("%s is not installed", n)
-		}
-	}
 }
 
 func newShell(t *testing.T, opts Options) *Shell {
@@ -72,7 +61,7 @@ func data(t *testing.T, r tool.Result) Data {
 }
 
 func TestExecute(t *testing.T) {
-	needBins(t, "printf", "sort", "echo", "cat", "ls", "wc", "printenv", "true", "false", "sleep", "sh", "touch")
+	proctest.NeedBins(t, "printf", "sort", "echo", "cat", "ls", "wc", "printenv", "true", "false", "sleep", "sh", "touch")
 	t.Setenv("TALON_TEST_SECRET", "hidden")
 	t.Setenv("TALON_TEST_PASS", "passed")
 	tests := []struct {
@@ -191,7 +180,7 @@ func TestExecuteRefuses(t *testing.T) {
 }
 
 func TestNoTimeoutWhenAllowed(t *testing.T) {
-	needBins(t, "echo")
+	proctest.NeedBins(t, "echo")
 	s := newShell(t, Options{AllowNoTimeout: true})
 	res, err := s.Execute(context.Background(), call("echo ok", 0))
 	if err != nil || !res.Success || res.Output.Text != "ok\n" {
@@ -200,7 +189,7 @@ func TestNoTimeoutWhenAllowed(t *testing.T) {
 }
 
 func TestOutputCap(t *testing.T) {
-	needBins(t, "seq")
+	proctest.NeedBins(t, "seq")
 	s := newShell(t, Options{MaxOutputBytes: 100})
 	res, err := s.Execute(context.Background(), call("seq 1 100000"))
 	if err != nil || !res.Success {
@@ -242,78 +231,6 @@ func TestCapBuffer(t *testing.T) {
 	}
 }
 
-// fixture writes a script that records its pid and the pids of two
-// background sleeps (its children, the grandchildren of the tool) in
-// pidFile, then waits.
-func fixture(t *testing.T, dir string) (script, pidFile string) {
-	t.Helper()
-	needBins(t, "sh", "sleep")
-	pidFile = filepath.Join(dir, "pids")
-	script = filepath.Join(dir, "spawner.sh")
-	body := "#!/bin/sh\necho $$ >> " + pidFile + "\nsleep 300 &\necho $! >> " + pidFile +
-		"\nsleep 300 &\necho $! >> " + pidFile + "\nwait\n"
-	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return script, pidFile
-}
-
-func readPids(t *testing.T, pidFile string, want int) []int {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		b, _ := os.ReadFile(pidFile)
-		var pids []int
-		for _, f := range strings.Fields(string(b)) {
-			if n, err := strconv.Atoi(f); err == nil {
-				pids = append(pids, n)
-			}
-		}
-		if len(pids) >= want || time.Now().After(deadline) {
-			return pids
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// alive reports a process that exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		if _, serr := os.Stat("/proc/self/stat"); serr != nil {
-			return syscall.Kill(pid, 0) == nil
-		}
-		return false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	state := b[i+2]
-	return state != 'Z' && state != 'X'
-}
-
-func assertAllGone(t *testing.T, pids []int) {
-	t.Helper()
-	t.Cleanup(func() {
-		for _, p := range pids {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-	})
-	if len(pids) < 3 {
-		t.Fatalf("the fixture recorded %d pids, want 3", len(pids))
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for _, p := range pids {
-		for alive(p) {
-			if time.Now().After(deadline) {
-				t.Fatalf("pid %d survived (pids %v)", p, pids)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-}
-
 func fixtureProgram(script, pidFile string) *shellparse.Program {
 	return &shellparse.Program{Steps: []shellparse.Step{{Pipeline: []shellparse.Command{
 		{Argv: []string{"spawner", pidFile}, Binary: script, Tier: tool.High, Allowed: true},
@@ -322,7 +239,7 @@ func fixtureProgram(script, pidFile string) *shellparse.Program {
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
-	script, pidFile := fixture(t, dir)
+	script, pidFile := proctest.Spawner(t, dir)
 	s := newShell(t, Options{Workspace: dir})
 	start := time.Now()
 	out := s.run(context.Background(), fixtureProgram(script, pidFile), 700*time.Millisecond)
@@ -332,17 +249,17 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("run took %v after a 700ms timeout", d)
 	}
-	assertAllGone(t, readPids(t, pidFile, 3))
+	proctest.AssertAllGone(t, proctest.ReadPids(t, pidFile, 3), 3)
 }
 
 func TestCancelKillsProcessGroup(t *testing.T) {
 	dir := t.TempDir()
-	script, pidFile := fixture(t, dir)
+	script, pidFile := proctest.Spawner(t, dir)
 	s := newShell(t, Options{Workspace: dir})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan outcome)
 	go func() { done <- s.run(ctx, fixtureProgram(script, pidFile), time.Minute) }()
-	pids := readPids(t, pidFile, 3)
+	pids := proctest.ReadPids(t, pidFile, 3)
 	cancel()
 	select {
 	case out := <-done:
@@ -352,11 +269,11 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("run did not return after cancel")
 	}
-	assertAllGone(t, pids)
+	proctest.AssertAllGone(t, pids, 3)
 }
 
 func TestExecuteTimeoutAndCancel(t *testing.T) {
-	needBins(t, "sleep")
+	proctest.NeedBins(t, "sleep")
 	s := newShell(t, Options{})
 	start := time.Now()
 	res, err := s.Execute(context.Background(), call("sleep 30", 1))
@@ -379,7 +296,7 @@ func TestExecuteTimeoutAndCancel(t *testing.T) {
 }
 
 func TestNice(t *testing.T) {
-	needBins(t, "cut")
+	proctest.NeedBins(t, "cut")
 	self, err := os.ReadFile("/proc/self/stat")
 	if err != nil {
 		t.Skip("no /proc")
@@ -455,7 +372,7 @@ func containsString(list []string, s string) bool {
 }
 
 func TestApprovedPlanBinding(t *testing.T) {
-	needBins(t, "touch", "ls")
+	proctest.NeedBins(t, "touch", "ls")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
