@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,6 +60,19 @@ type Options struct {
 	// ApprovalTimeout bounds each wait for an answer; zero means the
 	// configured [approvals] timeout_seconds (120 s).
 	ApprovalTimeout time.Duration
+	// Messages are message files of plugins, added to the bundle after
+	// talon's own; one that does not load is logged and left out.
+	Messages []MessageSource
+}
+
+// MessageSource is one plugin's message files, laid out <lang>/*.ftl.
+// Plugin tools are described by ids tool-<tool> and
+// tool-<tool>-param-<param>; a tool the loader renamed keeps the text its
+// plugin describes it with, since its ids no longer match.
+type MessageSource struct {
+	FS fs.FS
+	// Source names the plugin, e.g. "wasm.weather".
+	Source string
 }
 
 // Recorder issues receipts; *receipts.Store is the implementation.
@@ -98,6 +112,11 @@ func New(opts Options) (*Runtime, error) {
 		var err error
 		if bundle, err = loadMessages(opts); err != nil {
 			return nil, err
+		}
+	}
+	for _, m := range opts.Messages {
+		if err := bundle.AddFS(m.FS, m.Source); err != nil {
+			opts.Logger.Warn().Err(err).Str("attribution", m.Source).Msg("plugin messages not loaded; its tools keep their own descriptions")
 		}
 	}
 	approver := opts.Approver

@@ -1,0 +1,103 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+var (
+	// ErrHashMismatch is wrapped when an entry's SHA-256 differs from the
+	// manifest's sha256.
+	ErrHashMismatch = errors.New("plugin entry does not match its sha256")
+	// ErrEntryOutside is wrapped when an entry resolves outside its plugin
+	// directory.
+	ErrEntryOutside = errors.New("plugin entry is outside the plugin directory")
+)
+
+// HashBytes returns the lowercase hex SHA-256 of data.
+func HashBytes(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// HashFile returns the lowercase hex SHA-256 of the file at path.
+func HashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = f.Close() }()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// CheckEntry resolves m.Entry inside dir and checks it: symbolic links are
+// resolved first, then the result must still be inside dir (itself
+// resolved), be a regular file, and hash to m.SHA256. It returns the
+// resolved absolute path, which is what a host must open.
+//
+// # Errors
+//
+// An entry outside dir wraps [ErrEntryOutside]; a digest that differs wraps
+// [ErrHashMismatch] and still returns the path, so a developer tool can
+// choose to go on.
+func CheckEntry(dir string, m *Manifest) (string, error) {
+	root, err := resolveDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("plugin directory: %w", err)
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(m.Entry)))
+	if err != nil {
+		return "", fmt.Errorf("entry %q of plugin %s: %w; reinstall the plugin", m.Entry, m.Name, err)
+	}
+	if !within(root, p) {
+		return "", fmt.Errorf("%w: entry %q of plugin %s resolves to %s; keep the entry inside %s",
+			ErrEntryOutside, m.Entry, m.Name, p, root)
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return "", fmt.Errorf("entry %q of plugin %s: %w", m.Entry, m.Name, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("entry %q of plugin %s is not a regular file; point entry at the module or binary", m.Entry, m.Name)
+	}
+	got, err := HashFile(p)
+	if err != nil {
+		return "", fmt.Errorf("hash entry of plugin %s: %w", m.Name, err)
+	}
+	if got != m.SHA256 {
+		return p, fmt.Errorf("%w: plugin %s: %s has sha256 %s, the manifest expects %s; rebuild or reinstall the plugin, or, if you changed it yourself, run talon plugins sign %s",
+			ErrHashMismatch, m.Name, m.Entry, got, m.SHA256, dir)
+	}
+	return p, nil
+}
+
+// resolveDir returns dir absolute, cleaned, with symbolic links resolved.
+func resolveDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(abs)
+}
+
+// within reports whether p is root or below it; both must be clean and
+// absolute.
+func within(root, p string) bool {
+	if p == root {
+		return true
+	}
+	if root == string(filepath.Separator) {
+		return strings.HasPrefix(p, root)
+	}
+	return strings.HasPrefix(p, root+string(filepath.Separator))
+}
