@@ -133,6 +133,13 @@ type Tools struct {
 	// http_request.
 	WebFetch    WebFetch    `toml:"web_fetch"`
 	HTTPRequest HTTPRequest `toml:"http_request"`
+	// WebSearch, Weather, GitHub and CodingCLI configure the tools of the
+	// optional build features tools-external, tools-saas and
+	// tools-coding-cli; see toolgroups.go.
+	WebSearch WebSearch `toml:"web_search"`
+	Weather   Weather   `toml:"weather"`
+	GitHub    GitHub    `toml:"github"`
+	CodingCLI CodingCLI `toml:"coding_cli"`
 }
 
 // WebFetch is [tools.web_fetch].

@@ -143,6 +143,7 @@ func (c *Config) validateTools(v *validator) {
 	v.nonNegative([]string{"tools", "glob_search", "max_results"}, t.GlobSearch.MaxResults)
 	v.network([]string{"tools", "web_fetch"}, t.WebFetch.AllowedDomains, t.WebFetch.BlockedDomains, t.WebFetch.AllowPrivate, t.WebFetch.TimeoutSeconds, t.WebFetch.MaxBytes)
 	v.network([]string{"tools", "http_request"}, t.HTTPRequest.AllowedDomains, t.HTTPRequest.BlockedDomains, t.HTTPRequest.AllowPrivate, t.HTTPRequest.TimeoutSeconds, t.HTTPRequest.MaxBytes)
+	c.validateToolGroups(v)
 }
 
 func (c *Config) validateProfiles(v *validator) {

@@ -14,16 +14,16 @@ func ExampleLocalizer_Message() {
 	}
 	// A plugin ships its own messages; Japanese lacks the parameter text.
 	plugin := fstest.MapFS{
-		"en/weather.ftl": {Data: []byte("tool-weather = Current weather for { $city }.\ntool-weather-param-city = City name.\n")},
-		"ja/weather.ftl": {Data: []byte("tool-weather = { $city } の現在の天気を返します。\n")},
+		"en/weather.ftl": {Data: []byte("tool-city-weather = Current weather for { $city }.\ntool-city-weather-param-city = City name.\n")},
+		"ja/weather.ftl": {Data: []byte("tool-city-weather = { $city } の現在の天気を返します。\n")},
 	}
 	if err := b.AddFS(plugin, "wasm.weather"); err != nil {
 		panic(err)
 	}
 	ja := b.Localizer("ja_JP.UTF-8")
 	fmt.Println(ja.Lang())
-	fmt.Println(ja.Message(locales.ToolID("weather"), map[string]any{"city": "大阪"}))
-	fmt.Println(ja.Message(locales.ParamID("weather", "city"), nil))
+	fmt.Println(ja.Message(locales.ToolID("city_weather"), map[string]any{"city": "大阪"}))
+	fmt.Println(ja.Message(locales.ParamID("city_weather", "city"), nil))
 	fmt.Println(ja.Message("tool-unknown", nil))
 	// Output:
 	// ja
