@@ -1,0 +1,225 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/tetratelabs/wazero"
+
+	"github.com/talonhq/talon/netguard"
+	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/manifest"
+	"github.com/talonhq/talon/tool"
+)
+
+// plugin is one loaded WASM plugin: its runtime, compiled module, grants
+// and pool of instances.
+type plugin struct {
+	attr      tool.Attribution
+	name      string
+	log       zerolog.Logger
+	rt        wazero.Runtime
+	compiled  wazero.CompiledModule
+	limits    manifest.Limits
+	enforce   bool
+	maxOutput int
+	grants    manifest.Grants
+	workspace string
+	guard     *netguard.Guard
+	secret    func(string) (string, bool)
+	maxCalls  int
+	needs     moduleNeeds
+	pool      *pool
+	tools     []tool.Tool
+
+	closeOnce sync.Once
+}
+
+var _ plugins.Loaded = (*plugin)(nil)
+
+// describe checks the ABI version and reads the tool list, with a warm
+// instance that then joins the pool.
+func (p *plugin) describe(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
+	defer cancel()
+	inst, err := p.pool.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	keep := false
+	defer func() { p.pool.release(ctx, inst, keep) }()
+	ctx = withState(ctx, &callState{p: p, inst: inst})
+	res, err := inst.version.Call(ctx)
+	if err != nil {
+		return p.guestError(ctx, exportABIVersion, err)
+	}
+	if v := uint32(res[0]); v != manifest.ABIVersion {
+		return fmt.Errorf("%w: talon_abi_version returned %d, this host speaks %d: use a plugin built for ABI v%d", ErrABIVersion, v, manifest.ABIVersion, manifest.ABIVersion)
+	}
+	res, err = inst.describe.Call(ctx)
+	if err != nil {
+		return p.guestError(ctx, exportDescribe, err)
+	}
+	doc, err := inst.read(res[0], maxDescribeBytes)
+	if err != nil {
+		return fmt.Errorf("%s: %w", exportDescribe, err)
+	}
+	inst.release(ctx, uint32(res[0]>>32))
+	described, err := decodeDescribe(doc)
+	if err != nil {
+		return err
+	}
+	for _, d := range described {
+		p.tools = append(p.tools, &wasmTool{p: p, d: d})
+	}
+	inst.out.flush()
+	keep = true
+	return nil
+}
+
+// Tools implements plugins.Loaded.
+func (p *plugin) Tools() []tool.Tool { return append([]tool.Tool(nil), p.tools...) }
+
+// Close implements plugins.Loaded: idle instances are closed now, the
+// runtime once the last call in flight returns.
+func (p *plugin) Close(ctx context.Context) error {
+	p.closeOnce.Do(func() {
+		p.pool.shutdown(ctx, func() {
+			if err := p.rt.Close(context.WithoutCancel(ctx)); err != nil {
+				p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("close the wasm runtime")
+			}
+			p.guard.CloseIdleConnections()
+		})
+	})
+	return nil
+}
+
+// wasmTool is one tool of a plugin.
+type wasmTool struct {
+	p *plugin
+	d describedTool
+}
+
+var _ tool.Tool = (*wasmTool)(nil)
+
+// Spec implements tool.Tool.
+func (t *wasmTool) Spec() tool.Spec {
+	return tool.Spec{
+		Name:        t.d.Name,
+		Description: t.d.Description,
+		Input:       t.d.Input,
+		Tier:        t.d.Tier,
+		Attribution: t.p.attr,
+	}
+}
+
+// Execute implements tool.Tool. Everything the guest does wrong (a trap,
+// a timeout, a bad pointer, oversized or malformed output) is a failed
+// result naming the plugin; only the caller's own cancellation or
+// deadline is an error.
+func (t *wasmTool) Execute(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	doc, err := json.Marshal(callDoc{Name: t.d.Name, Arguments: args})
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("%s: encode the arguments: %w", t.p.attr, err)
+	}
+	start := time.Now()
+	res, err := t.p.run(ctx, t.d.Name, doc)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			// The caller's own cancellation or deadline, not the plugin's.
+			return tool.Result{}, fmt.Errorf("%s: %s: %w", t.p.attr, t.d.Name, cerr)
+		}
+		t.p.log.Warn().Str("attribution", t.p.attr.String()).Str("tool", t.d.Name).Dur("took", time.Since(start)).Err(err).Msg("wasm call failed")
+		return tool.Result{Error: fmt.Sprintf("%s: %s: %v", t.p.attr, t.d.Name, err)}, nil
+	}
+	if !res.Success {
+		if res.Error == "" {
+			res.Error = "failed without saying why"
+		}
+		res.Error = fmt.Sprintf("%s: %s: %s", t.p.attr, t.d.Name, res.Error)
+	}
+	return res, nil
+}
+
+// run sends one call document to a pooled instance under the plugin's
+// deadline and returns the decoded response.
+func (p *plugin) run(ctx context.Context, name string, doc []byte) (tool.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
+	defer cancel()
+	inst, err := p.pool.acquire(ctx)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return tool.Result{}, fmt.Errorf("%w waiting for an instance: %w", ErrTimeout, err)
+		}
+		return tool.Result{}, err
+	}
+	st := &callState{p: p, inst: inst, tool: name, inCall: true}
+	if p.enforce {
+		out, err := p.invoke(ctx, st, doc)
+		p.finish(ctx, inst, err)
+		return out, err
+	}
+	// Without enforcement the guest cannot be stopped; it runs on its own
+	// goroutine so that the caller gets a timeout result at the deadline,
+	// and an instance that overran is never used again.
+	type reply struct {
+		out tool.Result
+		err error
+	}
+	ch := make(chan reply, 1)
+	go func() {
+		// The runtime ignores ctx here; host functions use it, so a
+		// request in flight is cancelled at the deadline.
+		out, err := p.invoke(ctx, st, doc)
+		ch <- reply{out, err}
+	}()
+	select {
+	case r := <-ch:
+		p.finish(ctx, inst, r.err)
+		return r.out, r.err
+	case <-ctx.Done():
+		st.abandon()
+		go func() {
+			<-ch
+			p.log.Warn().Str("attribution", p.attr.String()).Str("tool", name).Msg("a quarantined instance returned and was closed")
+			p.pool.release(context.Background(), inst, false)
+		}()
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return tool.Result{}, fmt.Errorf("%w after %s (limits.timeout_ms); the instance was quarantined", ErrTimeout, p.limits.Timeout())
+		}
+		return tool.Result{}, ctx.Err()
+	}
+}
+
+// invoke runs one call on st's instance and decodes the response; a
+// response that does not decode is an error, so the instance is dropped.
+func (p *plugin) invoke(ctx context.Context, st *callState, doc []byte) (tool.Result, error) {
+	ctx = withState(ctx, st)
+	out, err := st.inst.invoke(ctx, doc, p.maxOutput)
+	st.end()
+	if err != nil {
+		return tool.Result{}, p.guestError(ctx, exportCall, err)
+	}
+	return decodeResult(out)
+}
+
+// finish returns inst to the pool after a call, or discards it after any
+// error (trap, timeout, cancellation, bad response), after N calls or
+// after its memory grew.
+func (p *plugin) finish(ctx context.Context, inst *instance, err error) {
+	inst.out.flush()
+	inst.calls++
+	keep := err == nil && inst.calls < p.maxCalls && !inst.grown()
+	if err != nil {
+		p.log.Debug().Str("attribution", p.attr.String()).Err(err).Msg("instance discarded")
+	}
+	p.pool.release(ctx, inst, keep)
+}
