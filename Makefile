@@ -5,7 +5,7 @@ PKG       := ./...
 GOLANGCI  := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 BENCHTIME ?= 1s
 
-.PHONY: all build run test tools test-tagged bench lint fuzz clean
+.PHONY: all build run test tools proto test-tagged bench lint fuzz clean
 
 all: build
 
@@ -19,6 +19,7 @@ run: build
 
 ## test: the whole suite, with the race detector
 test: tools
+	@scripts/proto.sh --check
 	$(GO) vet $(PKG)
 	$(GO) test -race -count=1 $(PKG)
 	$(MAKE) test-tagged
@@ -26,6 +27,10 @@ test: tools
 ## tools: install what the suite needs besides Go (wabt, protobuf-compiler)
 tools:
 	@scripts/tools.sh
+
+## proto: regenerate the subprocess plugin protocol (plugins/proto) with protoc and the pinned Go generators
+proto:
+	@scripts/proto.sh
 
 ## test-tagged: the checks that need a binary built with the test-only feature
 test-tagged:

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package process
+
+// processGone cannot tell here, so stale directories are left alone.
+func processGone(int) bool { return false }
