@@ -36,10 +36,9 @@ proto:
 test-tagged:
 	$(GO) test -race -count=1 -tags talon_testtools -run 'TestTaggedScripts' ./cmd/talon
 
-## bench: every benchmark, benchstat-friendly, with ratios against baselines
+## bench: every benchmark (root module and bench/extism), then bench/REPORT.md
 bench:
-	@mkdir -p bench
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime=$(BENCHTIME) -count=1 -tags talon_testtools $(PKG) | tee bench/bench.txt
+	@BENCHTIME=$(BENCHTIME) GO=$(GO) scripts/bench.sh
 
 ## lint: golangci-lint (errcheck, govet, staticcheck, gosec, exhaustive, unused, misspell)
 lint:
