@@ -18,7 +18,7 @@ import (
 // or start processes themselves, each with the reason. Keep it short: every
 // entry is a process that escapes the spawner's protections.
 var spawnerAllowlist = map[string]string{
-	"plugins/internal/pluginbuild": "builds plugin fixtures with the Go toolchain and wat2wasm for tests and benchmarks; never tool work",
+	"internal/pluginbuild": "builds plugin fixtures with the Go toolchain and wat2wasm for tests and benchmarks; never tool work",
 }
 
 // spawnCalls are the functions that start (or build something that

@@ -81,7 +81,7 @@ func once(key string, build func(out string) error, name string) (string, error)
 // Root returns the repository root (the directory holding go.mod).
 func Root() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
 func run(dir string, env []string, name string, args ...string) error {

@@ -15,9 +15,9 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/mcp/server"
 	"github.com/talonhq/talon/plugins"
-	"github.com/talonhq/talon/plugins/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins/manifest"
 	_ "github.com/talonhq/talon/plugins/process"
 	"github.com/talonhq/talon/receipts"

@@ -16,8 +16,8 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins"
-	"github.com/talonhq/talon/plugins/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/sandbox"
 	"github.com/talonhq/talon/tool"

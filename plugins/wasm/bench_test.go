@@ -10,8 +10,8 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins"
-	"github.com/talonhq/talon/plugins/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 

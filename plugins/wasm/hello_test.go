@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/locales"
-	"github.com/talonhq/talon/plugins/internal/pluginbuild"
 	"github.com/talonhq/talon/tool"
 )
 

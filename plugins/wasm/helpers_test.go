@@ -12,8 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins"
-	"github.com/talonhq/talon/plugins/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
 )

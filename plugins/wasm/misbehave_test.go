@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talonhq/talon/plugins/internal/pluginbuild"
+	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 
