@@ -5,7 +5,7 @@ PKG       := ./...
 GOLANGCI  := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 BENCHTIME ?= 1s
 
-.PHONY: all build run test tools proto test-tagged bench lint fuzz clean
+.PHONY: all build run test tools proto dist test-tagged bench lint fuzz clean
 
 all: build
 
@@ -48,5 +48,9 @@ lint:
 fuzz:
 	@scripts/fuzz.sh
 
+## dist: cross-compile every release leg into dist/ (archives and SHA256SUMS)
+dist:
+	$(GO) run ./xtask release build
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

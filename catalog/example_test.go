@@ -24,7 +24,7 @@ func ExampleSelect() {
 	}
 	// Output:
 	// [calculator] <nil>
-	// tool web_search is not compiled into this binary; it is part of the "tools-external" feature: rebuild with `go build -tags talon_tools_external ./cmd/talon`
+	// tool web_search is not compiled into this binary; it is part of the "tools-external" feature (build tag talon_tools_external): build talon with it from its source tree: `go build $(go run ./xtask generate features --add tools-external --format flags) ./cmd/talon`
 }
 
 func ExampleCore() {

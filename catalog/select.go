@@ -211,10 +211,13 @@ func Select(opts SelectOptions) (Selection, error) {
 	return sel, nil
 }
 
+// compiledOut tells the operator which feature holds a tool this binary
+// lacks and the command, run from talon's source tree, that builds talon
+// with that feature added to the default ones.
 func compiledOut(e toolfactory.Entry) Diagnostic {
 	msg := fmt.Sprintf("tool %s is not compiled into this binary; it is part of the %q feature", e.Name, e.Feature)
 	if e.Tag != "" {
-		msg += fmt.Sprintf(": rebuild with `go build -tags %s ./cmd/talon`", e.Tag)
+		msg += fmt.Sprintf(" (build tag %s): build talon with it from its source tree: `go build $(go run ./xtask generate features --add %s --format flags) ./cmd/talon`", e.Tag, e.Feature)
 	}
 	return Diagnostic{Name: e.Name, Feature: e.Feature, Tag: e.Tag, Message: msg}
 }

@@ -137,7 +137,7 @@ func TestCompiledOutDiagnosticSaysHowToBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	msg := sel.Diagnostics[0].Message
-	for _, want := range []string{"web_search", "tools-external", "-tags talon_tools_external"} {
+	for _, want := range []string{"web_search", `"tools-external" feature`, "build tag talon_tools_external", "`go build $(go run ./xtask generate features --add tools-external --format flags) ./cmd/talon`"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("diagnostic %q does not mention %q", msg, want)
 		}

@@ -1,3 +1,5 @@
+//go:build !talon_no_mcp
+
 package cli
 
 import (

@@ -7,17 +7,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
-	"golang.org/x/sys/unix"
 
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/locales"
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/runtime"
 )
@@ -38,11 +39,6 @@ type IOStreams struct {
 // System returns the process's own streams.
 func System() IOStreams {
 	return IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr, InTTY: isTerminal(os.Stdin)}
-}
-
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 func (s IOStreams) getenv(k string) string {
@@ -79,6 +75,10 @@ type env struct {
 	cfg       *config.Config
 	src       config.Source
 	warnings  []string
+
+	// plugins are the plugins loaded for the command's runtime; Main
+	// closes them when the command ends.
+	plugins *plugins.Set
 }
 
 // Main runs talon with args and returns the exit code.
@@ -93,6 +93,11 @@ func Main(args []string, streams IOStreams) int {
 	root.SetErr(streams.ErrOut)
 	err := root.ExecuteContext(ctx)
 	cleanupSandbox()
+	if e.plugins != nil {
+		if cerr := e.plugins.Close(context.Background()); cerr != nil {
+			fmt.Fprintf(streams.ErrOut, "talon: warning: close plugins: %v\n", cerr)
+		}
+	}
 	if e.store != nil {
 		if cerr := e.store.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("close receipt store: %w", cerr)
@@ -129,6 +134,7 @@ person where policy says so, and records what ran.`,
 	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
 
 	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e), newSandboxCmd(e), newSandboxHelperCmd())
+	root.AddCommand(newPluginsCmd(e))
 	root.AddCommand(newCompletionCmd(root))
 	return root
 }
@@ -200,6 +206,24 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	for _, w := range commands.Warnings {
 		fmt.Fprintf(e.io.ErrOut, "talon: warning: %s\n", w)
 	}
+	tools := commands.Tools
+	var messages []runtime.MessageSource
+	if cfg.Plugins.Enabled && e.plugins == nil {
+		set, err := plugins.Load(context.Background(), plugins.Options{Config: cfg, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		for _, w := range set.Warnings {
+			fmt.Fprintf(e.io.ErrOut, "talon: warning: %s\n", w)
+		}
+		e.plugins = set
+	}
+	if e.plugins != nil {
+		tools = append(slices.Clone(tools), e.plugins.Tools...)
+		for _, m := range e.plugins.Messages {
+			messages = append(messages, runtime.MessageSource{FS: m.FS, Source: m.Source})
+		}
+	}
 	var recorder runtime.Recorder
 	if o.receipts {
 		s, err := e.openReceipts(cfg)
@@ -212,7 +236,7 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	}
 	rt, err := runtime.New(runtime.Options{
 		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log, Approver: o.approver,
-		Receipts: recorder, Tools: commands.Tools,
+		Receipts: recorder, Tools: tools, Messages: messages,
 	})
 	if err != nil {
 		if ExitCode(err) == ExitError {

@@ -194,6 +194,7 @@ func (l *linter) run(e *env, src config.Source, data []byte, cwd string) {
 	l.profiles(cfg)
 	l.optional(cfg)
 	l.mcpServers(cfg)
+	l.plugins(cfg, ws, e.dataDir(cfg))
 }
 
 // loadErrors turns what config.Load returned into findings.

@@ -1,3 +1,5 @@
+//go:build !talon_no_mcp
+
 package cli
 
 import (
@@ -10,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -310,10 +313,13 @@ func (s *serving) reload(reason string) {
 		s.log.Error().Str("reason", reason).Err(err).Msg("config reload failed; keeping the running catalog")
 		return
 	}
+	if !reflect.DeepEqual(cfg.Plugins, s.rt.Config().Plugins) {
+		s.log.Warn().Msg("[plugins] changed: plugins load at start, so restart talon serve to apply it")
+	}
 	commands, err := s.commandTools(cfg, true)
 	if err == nil {
 		s.mgr.Update(context.Background(), cfg.MCP.Servers)
-		err = s.rt.ReloadWith(cfg, append(commands, s.mgr.Tools()...))
+		err = s.rt.ReloadWith(cfg, append(append(commands, s.mgr.Tools()...), s.e.pluginTools()...))
 	}
 	if err != nil {
 		s.log.Error().Str("reason", reason).Err(err).Msg("config reload failed; keeping the running catalog")
@@ -358,7 +364,17 @@ func (s *serving) sourceTools(cfg *config.Config, warn bool) ([]tool.Tool, error
 	if err != nil {
 		return nil, err
 	}
-	return append(commands, s.mgr.Tools()...), nil
+	return append(append(commands, s.mgr.Tools()...), s.e.pluginTools()...), nil
+}
+
+// pluginTools are the tools of the plugins loaded at start. Plugins load
+// once per process: a reload keeps them, and a change of [plugins] applies
+// when talon serve restarts.
+func (e *env) pluginTools() []tool.Tool {
+	if e.plugins == nil {
+		return nil
+	}
+	return e.plugins.Tools
 }
 
 // commandTools builds cfg's command tools.

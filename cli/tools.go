@@ -266,15 +266,21 @@ func toolsCall(cmd *cobra.Command, e *env, o *callOptions, args []string) error 
 	if err != nil {
 		return err
 	}
-	out := cmd.OutOrStdout()
-	if o.json {
+	return printResult(cmd.OutOrStdout(), e.io.ErrOut, res, o.json)
+}
+
+// printResult prints a finished call the way `tools call` does: the text
+// on out, or the error on errOut, or the whole result as JSON; the error
+// returned carries the result's exit code.
+func printResult(out, errOut io.Writer, res tool.Result, asJSON bool) error {
+	if asJSON {
 		if err := writeJSON(out, res); err != nil {
 			return err
 		}
 	} else if res.Success {
 		fmt.Fprintln(out, strings.TrimRight(res.Output.Text, "\n"))
 	} else {
-		fmt.Fprintln(e.io.ErrOut, res.Error)
+		fmt.Fprintln(errOut, res.Error)
 	}
 	if code := resultCode(res); code != ExitOK {
 		return errSilent(code)

@@ -2,15 +2,25 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	goruntime "runtime"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/toolfactory"
 )
 
-// version is stamped by release builds with -ldflags "-X github.com/talonhq/talon/cli.version=v1.2.3".
-var version = "dev"
+// Release builds stamp these with -ldflags "-X github.com/talonhq/talon/cli.version=v1.2.3
+// -X github.com/talonhq/talon/cli.commit=<sha> -X github.com/talonhq/talon/cli.date=<RFC 3339>"
+// (go run ./xtask release build does).
+var (
+	version = "dev"
+	commit  = ""
+	date    = ""
+)
 
 func newVersionCmd(e *env) *cobra.Command {
 	var features bool
@@ -21,19 +31,74 @@ func newVersionCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "talon %s (%s, %s/%s)\n", version, goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
-			if !features {
-				return nil
+			if commit != "" || date != "" {
+				fmt.Fprintf(out, "commit %s, built %s\n", orUnknown(commit), orUnknown(date))
 			}
-			for _, f := range toolfactory.Features() {
-				tag := f.Tag
-				if tag == "" {
-					tag = "(always)"
-				}
-				fmt.Fprintf(out, "feature %s %s: %v\n", f.Name, tag, f.Tools)
+			if features {
+				printFeatures(out)
 			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&features, "features", false, "list the build features and tools compiled in")
+	cmd.Flags().BoolVar(&features, "features", false, "list the build features and tags compiled in")
 	return cmd
+}
+
+// printFeatures lists the build tags the binary was built with and one line
+// per feature it contains: the tool groups with their tools, the plugin
+// hosts and mcp. A feature left out by a tag is listed as absent, so the
+// list says what to rebuild with.
+func printFeatures(out io.Writer) {
+	tags := buildTags()
+	if tags == "" {
+		tags = "(none)"
+	}
+	fmt.Fprintf(out, "tags: %s\n", tags)
+	for _, f := range toolfactory.Features() {
+		tag := f.Tag
+		if tag == "" {
+			tag = "(always)"
+		}
+		fmt.Fprintf(out, "feature %s %s: %v\n", f.Name, tag, f.Tools)
+	}
+	hosts := map[string]bool{}
+	for _, k := range plugins.Kinds() {
+		hosts[string(k)] = true
+	}
+	for _, kind := range []string{"process", "wasm"} {
+		present(out, "plugins-"+kind, "talon_no_plugins_"+kind, hosts[kind], kind+" plugin host")
+	}
+	present(out, "mcp", "talon_no_mcp", mcpCompiledIn, "talon serve, MCP client, talon approvals")
+}
+
+// present prints an opt-out feature: "feature NAME !OFFTAG: [what]" when it
+// is compiled in, "absent feature NAME OFFTAG" when the tag left it out.
+func present(out io.Writer, name, offTag string, in bool, what string) {
+	if in {
+		fmt.Fprintf(out, "feature %s !%s: [%s]\n", name, offTag, what)
+		return
+	}
+	fmt.Fprintf(out, "absent feature %s %s\n", name, offTag)
+}
+
+// buildTags returns the -tags the binary was built with, as the Go
+// toolchain recorded them.
+func buildTags() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range info.Settings {
+		if s.Key == "-tags" {
+			return strings.TrimSpace(s.Value)
+		}
+	}
+	return ""
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }

@@ -24,6 +24,9 @@ type command struct {
 // commands lists the tasks in the order usage shows them.
 var commands = []command{
 	{name: "fluent", summary: "check, fill and count the Fluent message files under locales/", run: runFluent},
+	{name: "bench", summary: "turn go test -bench output into bench/REPORT.md: ratios, targets, pass or fail", run: runBench},
+	{name: "generate", summary: "print the build tags of a feature selection for a target (build/*.toml)", run: runGenerate},
+	{name: "release", summary: "print the release matrix, or cross-compile and archive every leg into dist/", run: runRelease},
 }
 
 func main() {

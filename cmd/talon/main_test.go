@@ -3,17 +3,19 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os/exec"
-	"strconv"
 	"flag"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/talonhq/talon/cli"
+	"github.com/talonhq/talon/internal/pluginbuild"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and scripts")
@@ -23,9 +25,18 @@ func TestMain(m *testing.M) {
 		// Re-executed by a test that needs talon as a real process.
 		os.Exit(cli.Main(os.Args[1:], cli.System()))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanupAfter{m}, map[string]func(){
 		"talon": func() { os.Exit(cli.Main(os.Args[1:], cli.System())) },
 	})
+}
+
+// cleanupAfter removes the plugin fixtures once every test has run
+// (testscript.Main exits the process itself).
+type cleanupAfter struct{ m *testing.M }
+
+func (c cleanupAfter) Run() int {
+	defer pluginbuild.Cleanup()
+	return c.m.Run()
 }
 
 // scriptParams is the environment every CLI script runs in: a private home,
@@ -39,6 +50,16 @@ func scriptParams(dir string) testscript.Params {
 			"comments-kept": commentsKept,
 			"exit":          expectExit,
 			"flip-byte":     flipByte,
+			"mktar":         mkTar,
+			"evil-tar":      evilTar,
+			"wasm-append":   wasmAppend,
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "plugins":
+				return helloWASM != "", nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
@@ -48,6 +69,7 @@ func scriptParams(dir string) testscript.Params {
 			for _, k := range []string{"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TALON_CONFIG"} {
 				env.Setenv(k, "")
 			}
+			pluginEnv(env)
 			return nil
 		},
 	}
@@ -124,6 +146,7 @@ func flipByte(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func TestScripts(t *testing.T) {
+	buildPluginFixtures(t)
 	testscript.Run(t, scriptParams("testdata/script"))
 }
 

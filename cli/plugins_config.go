@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+
+	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/talonhq/talon/config"
+)
+
+// errEntryNotEditable says the config file declares plugins.entries in a form
+// `talon plugins enable|disable` does not rewrite.
+var errEntryNotEditable = errors.New("plugins.entries is written in a form talon cannot edit")
+
+// entrySpan is where one [[plugins.entries]] table sits in the text.
+type entrySpan struct {
+	name string
+	// nameEnd is the offset just after the name = "..." key/value.
+	nameEnd int
+	// enabled is the raw range of the enabled value; ok is false when the
+	// table has no enabled key.
+	enabledStart, enabledEnd int
+	hasEnabled               bool
+}
+
+// setEntryEnabled sets enabled of the [[plugins.entries]] table named name in
+// the TOML text src, keeping comments and layout. When the table has no
+// enabled key one is added after its name; when there is no such table, one
+// is appended at the end of the text. The edited text must load, and differ
+// from the original only in that entry's enabled setting; otherwise nothing
+// is returned and the error says to edit the file by hand.
+func setEntryEnabled(file string, src []byte, name string, enabled bool) ([]byte, error) {
+	before, _, err := config.Parse(file, src)
+	if err != nil {
+		return nil, fmt.Errorf("the config file does not load even before the edit; fix it first: %w", err)
+	}
+	spans, err := scanEntries(src)
+	if err != nil {
+		return nil, err
+	}
+	val := strconv.FormatBool(enabled)
+	var out []byte
+	found := false
+	for _, s := range spans {
+		if s.name != name {
+			continue
+		}
+		found = true
+		if s.hasEnabled {
+			out = splice(src, s.enabledStart, s.enabledEnd, val)
+		} else {
+			eol := bytes.IndexByte(src[s.nameEnd:], '\n')
+			nl := newlineOf(src)
+			if eol < 0 {
+				out = splice(src, len(src), len(src), nl+"enabled = "+val+nl)
+			} else {
+				at := s.nameEnd + eol + 1
+				out = splice(src, at, at, "enabled = "+val+nl)
+			}
+		}
+		break
+	}
+	if !found {
+		nl := newlineOf(src)
+		var block bytes.Buffer
+		if len(src) > 0 && !bytes.HasSuffix(src, []byte("\n")) {
+			block.WriteString(nl)
+		}
+		if len(src) > 0 {
+			block.WriteString(nl)
+		}
+		fmt.Fprintf(&block, "[[plugins.entries]]%sname = %s%senabled = %s%s", nl, strconv.Quote(name), nl, val, nl)
+		out = splice(src, len(src), len(src), block.String())
+	}
+	after, _, err := config.Parse(file, out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the edited file would not load (%v); add enabled = %s to the [[plugins.entries]] table of %q by hand",
+			errEntryNotEditable, err, val, name)
+	}
+	// The only change allowed is this entry's enabled setting.
+	want := *before
+	want.Plugins.Entries = append([]config.PluginEntry(nil), before.Plugins.Entries...)
+	i := entryIndex(want.Plugins.Entries, name)
+	if i < 0 {
+		want.Plugins.Entries = append(want.Plugins.Entries, config.PluginEntry{Name: name})
+		i = len(want.Plugins.Entries) - 1
+	}
+	want.Plugins.Entries[i].EnabledSetting = &enabled
+	if !reflect.DeepEqual(&want, after) {
+		return nil, fmt.Errorf("%w: set enabled = %s in the [[plugins.entries]] table of %q by hand", errEntryNotEditable, val, name)
+	}
+	return out, nil
+}
+
+func entryIndex(entries []config.PluginEntry, name string) int {
+	for i, e := range entries {
+		if e.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// scanEntries finds every [[plugins.entries]] table and the name and enabled
+// keys written directly in it.
+func scanEntries(src []byte) ([]entrySpan, error) {
+	var p unstable.Parser
+	p.Reset(src)
+	var spans []entrySpan
+	in := false // inside a [[plugins.entries]] table
+	var cur *entrySpan
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			path := keyPath(e)
+			in = e.Kind == unstable.ArrayTable && equalPath(path, "plugins", "entries")
+			if in {
+				spans = append(spans, entrySpan{})
+				cur = &spans[len(spans)-1]
+			} else {
+				cur = nil
+			}
+			// Any other header, [plugins.entries.config] included, ends the
+			// keys written directly in the entry.
+		case unstable.KeyValue:
+			path := keyPath(e)
+			if cur == nil {
+				if equalPath(path, "plugins", "entries") || equalPath(path, "entries") {
+					return nil, fmt.Errorf("%w: it is an inline array; write each entry as a [[plugins.entries]] table", errEntryNotEditable)
+				}
+				continue
+			}
+			v := e.Value()
+			switch {
+			case equalPath(path, "name") && v.Kind == unstable.String:
+				cur.name = string(v.Data)
+				cur.nameEnd = int(e.Raw.Offset + e.Raw.Length)
+			case equalPath(path, "enabled") && v.Kind == unstable.Bool:
+				cur.enabledStart = int(v.Raw.Offset)
+				cur.enabledEnd = int(v.Raw.Offset + v.Raw.Length)
+				cur.hasEnabled = true
+			}
+		}
+	}
+	if err := p.Error(); err != nil {
+		return nil, fmt.Errorf("read the config file: %w", err)
+	}
+	return spans, nil
+}
+
+func keyPath(e *unstable.Node) []string {
+	var out []string
+	it := e.Key()
+	for it.Next() {
+		out = append(out, string(it.Node().Data))
+	}
+	return out
+}
+
+func equalPath(path []string, want ...string) bool {
+	return reflect.DeepEqual(path, want)
+}
+
+func splice(src []byte, start, end int, text string) []byte {
+	out := make([]byte, 0, len(src)-(end-start)+len(text))
+	out = append(out, src[:start]...)
+	out = append(out, text...)
+	return append(out, src[end:]...)
+}
+
+func newlineOf(src []byte) string {
+	if bytes.Contains(src, []byte("\r\n")) {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// setTopLevelString sets a top-level string key of a TOML text (before any
+// table header) to value, keeping everything else. A missing key is added
+// after the last top-level key.
+func setTopLevelString(src []byte, key, value string) ([]byte, error) {
+	var p unstable.Parser
+	p.Reset(src)
+	lastEnd := -1
+	for p.NextExpression() {
+		e := p.Expression()
+		if e.Kind == unstable.Table || e.Kind == unstable.ArrayTable {
+			break
+		}
+		if e.Kind != unstable.KeyValue {
+			continue
+		}
+		lastEnd = int(e.Raw.Offset + e.Raw.Length)
+		if equalPath(keyPath(e), key) {
+			v := e.Value()
+			if v.Kind != unstable.String {
+				return nil, fmt.Errorf("%s is not a string; write %s = \"...\"", key, key)
+			}
+			return splice(src, int(v.Raw.Offset), int(v.Raw.Offset+v.Raw.Length), strconv.Quote(value)), nil
+		}
+	}
+	if err := p.Error(); err != nil {
+		return nil, err
+	}
+	line := key + " = " + strconv.Quote(value) + newlineOf(src)
+	if lastEnd < 0 {
+		return splice(src, 0, 0, line), nil
+	}
+	eol := bytes.IndexByte(src[lastEnd:], '\n')
+	if eol < 0 {
+		return splice(src, len(src), len(src), newlineOf(src)+line), nil
+	}
+	return splice(src, lastEnd+eol+1, lastEnd+eol+1, line), nil
+}

@@ -1,0 +1,154 @@
+package main
+
+// This file is the one place that pairs each benchmark with its baseline
+// and its target. A row whose benchmarks are absent from the input is
+// reported as not measured, so rows may name benchmarks that only some
+// builds or machines run.
+
+// benchKind says how a row turns its benchmarks into one figure.
+type benchKind int
+
+const (
+	// benchRatio is Num ÷ Base.
+	benchRatio benchKind = iota
+	// benchOverhead is Num − Base, a time.
+	benchOverhead
+	// benchAbsolute is Num alone, in the row's unit.
+	benchAbsolute
+	// benchReported is a ratio the benchmark computed itself and reported as
+	// a metric (both sides measured in one interleaved loop).
+	benchReported
+	// benchOverheadRatio is (Num − Base) ÷ (Num2 − Base2): one host's
+	// overhead above its raw call against another's.
+	benchOverheadRatio
+)
+
+// benchRow is one line of the report.
+type benchRow struct {
+	Title string
+	Kind  benchKind
+	// Num and Base are the measured benchmark and its baseline; Num2 and
+	// Base2 are the second pair of a benchOverheadRatio row.
+	Num, Base, Num2, Base2 benchKey
+	// Unit is the metric read from each benchmark; "ns/op" when empty.
+	Unit string
+	// CPU compares CPU time per operation (cpu-ns/op) instead of wall
+	// time when every benchmark of the row reports it: on a shared machine
+	// wall time also counts waiting for a CPU.
+	CPU bool
+	// Max and Min bound the row's figure; a row with neither is
+	// informational.
+	Max, Min float64
+	// Source is where the target comes from.
+	Source string
+}
+
+const (
+	benchUsec = 1e3 // in nanoseconds
+	benchMsec = 1e6
+)
+
+// Sources of the targets.
+const (
+	srcBudget = "ARCHITECTURE.md, Performance budget"
+	srcIssue7 = "issue 7 (WASM plugins)"
+)
+
+func bref(pkg, name string) benchKey { return benchKey{Pkg: pkg, Name: name} }
+
+// benchRows is the pairing table, in report order.
+var benchRows = []benchRow{
+	// Catalog and dispatch.
+	{Title: "`talon tools list`, full catalog, process wall", Kind: benchAbsolute,
+		Num: bref("cmd/talon", "BenchmarkToolsListProcess/talon-tools-list"), Max: 60 * benchMsec, Source: srcBudget},
+	{Title: "`talon tools list` against an empty Go binary", Kind: benchRatio,
+		Num: bref("cmd/talon", "BenchmarkToolsListProcess/talon-tools-list"), Base: bref("cmd/talon", "BenchmarkToolsListProcess/baseline-empty-go-binary")},
+	{Title: "dispatch overhead, no-op tool (runtime − direct)", Kind: benchOverhead,
+		Num: bref("runtime", "BenchmarkDispatch/runtime"), Base: bref("runtime", "BenchmarkDispatch/direct"), Max: 20 * benchUsec, Source: srcBudget},
+	{Title: "shell command assessment, typical line", Kind: benchAbsolute,
+		Num: bref("risk/shellparse", "BenchmarkAnalyze"), Max: 20 * benchUsec, Source: srcBudget},
+	{Title: "shell command assessment against a bare parse", Kind: benchRatio,
+		Num: bref("risk/shellparse", "BenchmarkAnalyze"), Base: bref("risk/shellparse", "BenchmarkParseOnly")},
+
+	// WASM plugins.
+	{Title: "WASM tool call, warm pool, deadline enforced", CPU: true, Kind: benchRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMCall/talon"), Base: bref("plugins/wasm", "BenchmarkWASMCall/raw"), Max: 1.2, Source: srcBudget},
+	{Title: "WASM tool call, warm pool, enforce_deadline = false", CPU: true, Kind: benchRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMCallNoDeadline/talon"), Base: bref("plugins/wasm", "BenchmarkWASMCallNoDeadline/raw"), Max: 1.2, Source: srcIssue7},
+	{Title: "price of close-on-context-done, raw call, Go guest", CPU: true, Kind: benchRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMDeadline/on"), Base: bref("plugins/wasm", "BenchmarkWASMDeadline/off")},
+	{Title: "price of close-on-context-done, raw call, WAT guest", CPU: true, Kind: benchRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMDeadlineWAT/on"), Base: bref("plugins/wasm", "BenchmarkWASMDeadlineWAT/off")},
+	{Title: "WASM overhead against Extism's, with a deadline", CPU: true, Kind: benchOverheadRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMCall/talon"), Base: bref("plugins/wasm", "BenchmarkWASMCall/raw"),
+		Num2: bref("bench/extism", "BenchmarkExtismCallTimeout/extism"), Base2: bref("bench/extism", "BenchmarkExtismCallTimeout/raw"),
+		Max: 1.0 / 3, Source: srcBudget},
+	{Title: "WASM overhead against Extism's, no deadline", CPU: true, Kind: benchOverheadRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMCallNoDeadline/talon"), Base: bref("plugins/wasm", "BenchmarkWASMCallNoDeadline/raw"),
+		Num2: bref("bench/extism", "BenchmarkExtismCall/extism"), Base2: bref("bench/extism", "BenchmarkExtismCall/raw"),
+		Max: 1.0 / 3, Source: srcIssue7},
+	{Title: "Extism call against raw wazero, with a timeout", CPU: true, Kind: benchRatio,
+		Num: bref("bench/extism", "BenchmarkExtismCallTimeout/extism"), Base: bref("bench/extism", "BenchmarkExtismCallTimeout/raw")},
+	{Title: "Extism call against raw wazero, no timeout", CPU: true, Kind: benchRatio,
+		Num: bref("bench/extism", "BenchmarkExtismCall/extism"), Base: bref("bench/extism", "BenchmarkExtismCall/raw")},
+	{Title: "WASM plugin cold load from the compile cache", Kind: benchAbsolute,
+		Num: bref("plugins/wasm", "BenchmarkWASMColdLoad/cached"), Max: 50 * benchMsec, Source: srcBudget},
+	{Title: "WASM plugin load, empty compile cache against a warm one", Kind: benchRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMColdLoad/compile"), Base: bref("plugins/wasm", "BenchmarkWASMColdLoad/cached")},
+	{Title: "WASM instance, new against one from the warm pool", Kind: benchRatio,
+		Num: bref("plugins/wasm", "BenchmarkWASMAcquire/new"), Base: bref("plugins/wasm", "BenchmarkWASMAcquire/warm")},
+	{Title: "guest memory per warm instance, Go plugin", Kind: benchAbsolute,
+		Num: bref("plugins/wasm", "BenchmarkWASMInstanceMemory/go"), Unit: "guest-bytes/instance"},
+	{Title: "Go heap per warm instance, Go plugin", Kind: benchAbsolute,
+		Num: bref("plugins/wasm", "BenchmarkWASMInstanceMemory/go"), Unit: "heap-bytes/instance"},
+	{Title: "plugin tool through the loader's wrapper against direct", Kind: benchRatio,
+		Num: bref("plugins", "BenchmarkExecute/talon"), Base: bref("plugins", "BenchmarkExecute/raw")},
+	{Title: "plugin manifest parse and validation against a plain TOML decode", Kind: benchRatio,
+		Num: bref("plugins/manifest", "BenchmarkParse/talon"), Base: bref("plugins/manifest", "BenchmarkParse/raw")},
+	{Title: "plugin manifest signature check against a bare Ed25519 verify", Kind: benchRatio,
+		Num: bref("plugins/manifest", "BenchmarkVerify/talon"), Base: bref("plugins/manifest", "BenchmarkVerify/raw")},
+
+	// Subprocess plugins.
+	{Title: "subprocess plugin call against a bare go-plugin gRPC round trip", Kind: benchRatio,
+		Num: bref("plugins/process", "BenchmarkCall/talon"), Base: bref("plugins/process", "BenchmarkCall/bare"), Max: 1.2, Source: srcBudget},
+	{Title: "subprocess plugin start, AutoMTLS against plain", Kind: benchRatio,
+		Num: bref("plugins/process", "BenchmarkStart/automtls"), Base: bref("plugins/process", "BenchmarkStart/plain")},
+
+	// Command tools and the sandbox.
+	{Title: "command tool call against bare fork/exec", Kind: benchRatio,
+		Num: bref("commandtool", "BenchmarkCall/tool"), Base: bref("commandtool", "BenchmarkCall/bare"), Max: 1.3, Source: srcBudget},
+	{Title: "command tool call against bare fork/exec, interleaved", Kind: benchReported,
+		Num: bref("commandtool", "BenchmarkCall/interleaved"), Unit: "tool/bare", Max: 1.3, Source: srcBudget},
+	{Title: "coding CLI run through the tool against a bare sandboxed run", Kind: benchRatio,
+		Num: bref("adapters/codingcli", "BenchmarkRun/talon"), Base: bref("adapters/codingcli", "BenchmarkRun/raw")},
+	{Title: "sandboxed spawn against bare fork/exec", Kind: benchRatio,
+		Num: bref("sandbox", "BenchmarkSpawn/sandboxed"), Base: bref("sandbox", "BenchmarkSpawn/bare"), Max: 1.5, Source: "sandbox/bench_test.go"},
+
+	// Receipts.
+	{Title: "durable receipts with group commit, 64 callers", Kind: benchAbsolute,
+		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=64"), Unit: "receipts/s", Min: 10000, Source: srcBudget},
+	{Title: "time per durable receipt against raw append+fsync, 1 caller", Kind: benchRatio,
+		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=1"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=1")},
+	{Title: "time per durable receipt against raw append+fsync, 8 callers", Kind: benchRatio,
+		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=8"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=8")},
+	{Title: "time per durable receipt against raw append+fsync, 64 callers", Kind: benchRatio,
+		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=64"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=64")},
+
+	// MCP serving.
+	{Title: "MCP round trip over stdio against the SDK's minimal server", Kind: benchReported,
+		Num: bref("cli", "BenchmarkServeRoundTrip/stdio"), Unit: "talon/sdk"},
+	{Title: "MCP round trip over HTTP against the SDK's minimal server", Kind: benchReported,
+		Num: bref("cli", "BenchmarkServeRoundTrip/http"), Unit: "talon/sdk"},
+	{Title: "MCP round trip over stdio with durable receipts", Kind: benchReported,
+		Num: bref("cli", "BenchmarkServeRoundTrip/stdio/receipts"), Unit: "talon/sdk"},
+	{Title: "MCP round trip over HTTP with durable receipts", Kind: benchReported,
+		Num: bref("cli", "BenchmarkServeRoundTrip/http/receipts"), Unit: "talon/sdk"},
+
+	// Built-in tools.
+	{Title: "web_fetch of 1 MB, markdown against raw", Kind: benchRatio,
+		Num: bref("adapters/web", "BenchmarkWebFetch/markdown"), Base: bref("adapters/web", "BenchmarkWebFetch/raw")},
+	{Title: "web_search against a bare GET of the same URL", Kind: benchRatio,
+		Num: bref("adapters/search", "BenchmarkSearch/talon"), Base: bref("adapters/search", "BenchmarkSearch/raw")},
+	{Title: "memory_recall over 10,000 memories, common keywords", CPU: true, Kind: benchAbsolute,
+		Num: bref("adapters/memory", "BenchmarkRecall/keyword_common"), Max: 5 * benchMsec, Source: "adapters/memory/bench_test.go"},
+}
