@@ -48,7 +48,9 @@ func (n nop) Spec() tool.Spec {
 	return tool.Spec{Name: n.name, Tier: tool.Low, Input: json.RawMessage(`{"type":"object"}`),
 		Attribution: tool.Attribution{Kind: tool.KindBuiltin, Alias: n.name}}
 }
-func (n nop) Execute(context.Context, json.RawMessage) (tool.Result, error) { return tool.Text("ok"), nil }
+func (n nop) Execute(context.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Text("ok"), nil
+}
 
 func newNop(name string) func(toolfactory.Env) (tool.Tool, error) {
 	return func(toolfactory.Env) (tool.Tool, error) { return nop{name}, nil }
