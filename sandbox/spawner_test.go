@@ -19,6 +19,7 @@ import (
 // entry is a process that escapes the spawner's protections.
 var spawnerAllowlist = map[string]string{
 	"internal/pluginbuild": "builds plugin fixtures with the Go toolchain and wat2wasm for tests and benchmarks; never tool work",
+	"xtask":                "the build tool runs the Go toolchain for releases; never tool work",
 }
 
 // spawnCalls are the functions that start (or build something that
