@@ -206,7 +206,7 @@ func (c *Config) validateToolGroups(v *validator) {
 	v.nonNegative(append(cc, "timeout_seconds"), t.CodingCLI.TimeoutSeconds)
 	v.nonNegative(append(cc, "max_output_bytes"), t.CodingCLI.MaxOutputBytes)
 	for _, name := range t.CodingCLI.EnvPassthrough {
-		if !envName(name) {
+		if !EnvName(name) {
 			v.fail(append(cc, "env_passthrough"), "tools.coding_cli.env_passthrough has %s, which is not a variable name; use letters, digits and _", quoteString(name))
 		}
 	}
@@ -228,20 +228,4 @@ func (v *validator) allowPrivate(path []string, rules []string) {
 	if err := (netguard.Options{AllowPrivate: rules}).Validate(); err != nil {
 		v.fail(append(path, "allow_private"), "%s: %v", formatKey(append(path, "allow_private")), err)
 	}
-}
-
-func envName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

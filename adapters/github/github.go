@@ -440,39 +440,10 @@ func (t *GitHub) secret() (string, error) {
 	if t.token == "" {
 		return "", nil
 	}
-	v, err := expand(t.token, t.lookup)
+	v, _, err := config.ExpandVars(t.token, t.lookup)
 	if err != nil {
 		return "", fmt.Errorf("the GitHub token cannot be read: %v; nothing was sent: export the variable before starting talon, or fix token in [tools.github]", err)
 	}
 	return strings.TrimSpace(v), nil
 }
 
-// expand replaces each ${VAR} in s with the variable's value. The text of
-// s never appears in an error: it may be a literal token.
-func expand(s string, lookup func(string) (string, bool)) (string, error) {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 {
-			return "", errors.New("a ${ has no closing }")
-		}
-		name := s[i+2 : i+2+end]
-		if !varRE.MatchString(name) {
-			return "", errors.New("${...} must hold an environment variable name made of letters, digits and _")
-		}
-		v, ok := lookup(name)
-		if !ok {
-			return "", fmt.Errorf("environment variable %s is not set", name)
-		}
-		b.WriteString(v)
-		s = s[i+2+end+1:]
-	}
-}
-
-var varRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -3,7 +3,6 @@ package search
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"html"
 	"net/url"
 	"strings"
@@ -86,48 +85,4 @@ func clip(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
-}
-
-// expand replaces each ${VAR} in s with the variable's value. The text of
-// s never appears in an error: it may be a literal key.
-func expand(s string, lookup func(string) (string, bool)) (string, error) {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 {
-			return "", errors.New("a ${ has no closing }")
-		}
-		name := s[i+2 : i+2+end]
-		if !varName(name) {
-			return "", errors.New("${...} must hold an environment variable name made of letters, digits and _")
-		}
-		v, ok := lookup(name)
-		if !ok {
-			return "", fmt.Errorf("environment variable %s is not set", name)
-		}
-		b.WriteString(v)
-		s = s[i+2+end+1:]
-	}
-}
-
-func varName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

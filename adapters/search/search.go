@@ -296,7 +296,7 @@ func (t *WebSearch) secret() (string, error) {
 	if t.key == "" {
 		return "", nil
 	}
-	v, err := expand(t.key, t.lookup)
+	v, _, err := config.ExpandVars(t.key, t.lookup)
 	if err != nil {
 		return "", fmt.Errorf("web_search's %s API key cannot be read: %v; nothing was searched: export the variable before starting talon, or fix the key in [tools.web_search]", t.provider, err)
 	}

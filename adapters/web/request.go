@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/tool"
 )
@@ -443,7 +444,7 @@ func (t *HTTPRequest) resolveSecrets(r *request) (values map[string]string, hide
 			}
 			return nil, nil, fmt.Sprintf("secret_headers refers to secret %s, which is not configured; the configured secrets are %s", name, strings.Join(known, ", "))
 		}
-		v, parts, err := expandVars(raw, t.lookupEnv)
+		v, parts, err := config.ExpandVars(raw, t.lookupEnv)
 		if err != nil {
 			return nil, nil, fmt.Sprintf("secret %s cannot be read: %v; ask the operator to fix %s secrets", name, err, section(RequestName))
 		}

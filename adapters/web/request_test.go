@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/tool"
 )
@@ -343,7 +344,7 @@ func TestExpandVars(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, _, err := expandVars(tt.in, lookup)
+			got, _, err := config.ExpandVars(tt.in, lookup)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)

@@ -1,58 +1,9 @@
 package web
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 )
-
-// expandVars replaces every ${VAR} in s with the variable's value, and
-// returns the values it inserted too. A variable that is not set is an
-// error naming it; the text of s never appears in an error, since it may
-// hold a literal secret.
-func expandVars(s string, lookup func(string) (string, bool)) (string, []string, error) {
-	var b strings.Builder
-	var parts []string
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), parts, nil
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i+2:], '}')
-		if end < 0 {
-			return "", nil, fmt.Errorf("a ${ has no closing }")
-		}
-		name := s[i+2 : i+2+end]
-		if !validVarName(name) {
-			return "", nil, fmt.Errorf("${...} must hold an environment variable name made of letters, digits and _")
-		}
-		v, ok := lookup(name)
-		if !ok {
-			return "", nil, fmt.Errorf("environment variable %s is not set", name)
-		}
-		b.WriteString(v)
-		parts = append(parts, v)
-		s = s[i+2+end+1:]
-	}
-}
-
-func validVarName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
-		case c >= '0' && c <= '9' && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // redactor replaces secret values with a placeholder naming the secret.
 type redactor struct {
