@@ -446,4 +446,3 @@ func (t *GitHub) secret() (string, error) {
 	}
 	return strings.TrimSpace(v), nil
 }
-
