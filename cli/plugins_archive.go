@@ -46,7 +46,7 @@ func extractTarGz(r io.Reader, dest string, lim archiveLimits) error {
 	if err != nil {
 		return fmt.Errorf("%w: not a gzip-compressed tar archive: %v", errBadArchive, err)
 	}
-	defer zr.Close()
+	defer func() { _ = zr.Close() }()
 	tr := tar.NewReader(zr)
 	var total int64
 	files := 0
@@ -133,7 +133,7 @@ func archiveName(name string) (string, error) {
 	}
 	for _, part := range strings.Split(name, "/") {
 		if part == ".." {
-			return "", fmt.Errorf("%w: %s climbs out of the archive with ..", errBadArchive, name)
+			return "", fmt.Errorf("%w: %s climbs out of the archive with \"..\"", errBadArchive, name)
 		}
 	}
 	clean := path.Clean(name)

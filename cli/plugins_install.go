@@ -72,7 +72,7 @@ func pluginsInstall(cmd *cobra.Command, e *env, arg string, force bool) error {
 			return usageErrorf("install %s: %v", src, err)
 		}
 		err = extractTarGz(f, unpacked, defaultArchiveLimits)
-		f.Close()
+		_ = f.Close()
 		if err != nil {
 			return withCode(ExitVerify, fmt.Errorf("install %s: %w", src, err))
 		}

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/talonhq/talon/workspace"
 )
 
 const benchUsage = `usage: go run ./xtask bench report [flags]
@@ -94,7 +96,7 @@ func benchReport(inputs []string, out string, check bool, env benchEnv, stdout, 
 			return exitFailed
 		}
 		err = set.Parse(f)
-		f.Close()
+		_ = f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "xtask bench report: %s: %v\n", in, err)
 			return exitFailed
@@ -146,28 +148,11 @@ func benchReport(inputs []string, out string, check bool, env benchEnv, stdout, 
 	return exitOK
 }
 
-// benchWriteFile replaces name with data through a temporary file in the
-// same directory, creating the directory if needed.
+// benchWriteFile replaces name with data atomically, creating the
+// directory if needed.
 func benchWriteFile(name string, data []byte) error {
-	dir := filepath.Dir(name)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return workspace.WriteFileAtomic(name, data, 0o644)
 }

@@ -134,6 +134,7 @@ func (r benchRow) format(v float64) string {
 			return benchFormatNumber(math.Round(v)) + "×"
 		}
 		return strconv.FormatFloat(v, 'f', 2, 64) + "×"
+	case benchOverhead, benchAbsolute:
 	}
 	return benchFormatUnit(v, r.unit())
 }

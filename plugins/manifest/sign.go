@@ -231,6 +231,8 @@ func SignatureWarning(mode string, st SignatureStatus) string {
 		return "is not signed; it loads because signature_mode is permissive"
 	case SignedUntrusted:
 		return "is signed by a key not in trusted_publisher_keys; it loads because signature_mode is permissive"
+	case SignedTrusted, BadSignature:
+		// Nothing to warn about, or refused outright.
 	}
 	return ""
 }

@@ -282,7 +282,7 @@ func (s *callState) fsRead(_ context.Context, req []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	f, err := root.Open(rel)
 	if err != nil {
 		return nil, fsError("fs_read", r.Path, err)
@@ -303,7 +303,7 @@ func (s *callState) fsWrite(_ context.Context, req []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	if dir := filepath.Dir(rel); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
 			return nil, fsError("fs_write", r.Path, err)
@@ -321,7 +321,7 @@ func (s *callState) fsList(_ context.Context, req []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }()
 	f, err := root.Open(rel)
 	if err != nil {
 		return nil, fsError("fs_list", r.Path, err)
