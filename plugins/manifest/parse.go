@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -71,10 +72,16 @@ func (e *Error) Error() string {
 // Unwrap returns [ErrInvalid].
 func (e *Error) Unwrap() error { return ErrInvalid }
 
+// lazyRegexp compiles a pattern on first use: every talon command links
+// this package, and most never read a manifest.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
 var (
-	nameRE   = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
-	sha256RE = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	labelRE  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+	nameRE   = lazyRegexp(`^[a-z][a-z0-9_-]{0,63}$`)
+	sha256RE = lazyRegexp(`^[0-9a-f]{64}$`)
+	labelRE  = lazyRegexp(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
 )
 
 // Parse decodes plugin.toml strictly (an unknown key is an error naming it,
@@ -168,11 +175,11 @@ func (m *Manifest) problems() []problem {
 	switch {
 	case m.Name == "":
 		fail("name", `name is missing; set name = "<plugin>" (lowercase letters, digits, '-' and '_')`)
-	case !nameRE.MatchString(m.Name):
+	case !nameRE().MatchString(m.Name):
 		fail("name", "name %q must match ^[a-z][a-z0-9_-]{0,63}$: start with a lowercase letter, then use lowercase letters, digits, '-' and '_'", m.Name)
 	}
 	who := m.Name
-	if who == "" || !nameRE.MatchString(who) {
+	if who == "" || !nameRE().MatchString(who) {
 		who = "this plugin"
 	}
 	switch m.Kind {
@@ -198,7 +205,7 @@ func (m *Manifest) problems() []problem {
 	} else if path.Clean(m.Entry) == "." {
 		fail("entry", "entry %q names the plugin directory; name the module or binary in it", m.Entry)
 	}
-	if !sha256RE.MatchString(m.SHA256) {
+	if !sha256RE().MatchString(m.SHA256) {
 		fail("sha256", "sha256 %q must be the 64 lowercase hex digits of the entry's SHA-256; compute it with `sha256sum` or run talon plugins sign", m.SHA256)
 	}
 	for _, h := range m.Permissions.HTTP.AllowedHosts {
@@ -289,7 +296,7 @@ func hostPatternProblem(h string, star bool) string {
 		return "write host names in lowercase"
 	}
 	for _, label := range strings.Split(name, ".") {
-		if !labelRE.MatchString(label) {
+		if !labelRE().MatchString(label) {
 			if strings.Contains(label, "*") {
 				return "'*' may only start a pattern, as in \"*.example.com\""
 			}
@@ -426,3 +433,7 @@ func unwrapAll(err error) []error {
 	}
 	return []error{err}
 }
+
+// ValidName reports whether s may name a plugin: lowercase letters,
+// digits, _ and -, starting with a letter, at most 64 characters.
+func ValidName(s string) bool { return nameRE().MatchString(s) }

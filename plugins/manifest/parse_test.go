@@ -208,7 +208,7 @@ func FuzzParse(f *testing.F) {
 		if ps := m.problems(); len(ps) > 0 {
 			t.Fatalf("accepted manifest has problems: %v", ps)
 		}
-		if !nameRE.MatchString(m.Name) || (m.Kind != KindWASM && m.Kind != KindProcess) || !sha256RE.MatchString(m.SHA256) {
+		if !nameRE().MatchString(m.Name) || (m.Kind != KindWASM && m.Kind != KindProcess) || !sha256RE().MatchString(m.SHA256) {
 			t.Fatalf("accepted invalid manifest %+v", m)
 		}
 		if strings.Contains("/"+m.Entry+"/", "/../") || strings.HasPrefix(m.Entry, "/") {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/gowebpki/jcs"
@@ -75,8 +74,8 @@ func decodeLoose(data []byte, v any) (err error) {
 }
 
 var (
-	signedKeyLine = regexp.MustCompile(`^\s*(signature|publisher_key)\s*=`)
-	headerLine    = regexp.MustCompile(`^\s*\[`)
+	signedKeyLine = lazyRegexp(`^\s*(signature|publisher_key)\s*=`)
+	headerLine    = lazyRegexp(`^\s*\[`)
 )
 
 // Sign signs plugin.toml's text with key and returns the text with
@@ -104,10 +103,10 @@ func Sign(data []byte, key ed25519.PrivateKey) ([]byte, error) {
 	top := true
 	insert := -1
 	for _, l := range lines {
-		if top && headerLine.MatchString(l) {
+		if top && headerLine().MatchString(l) {
 			top = false
 		}
-		if top && signedKeyLine.MatchString(l) {
+		if top && signedKeyLine().MatchString(l) {
 			continue
 		}
 		if insert < 0 {

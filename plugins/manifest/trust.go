@@ -119,10 +119,10 @@ func (t *Trust) Consent(name string) (Record, bool) {
 // Grant records consent to a plugin at its current manifest hash,
 // replacing an earlier record.
 func (t *Trust) Grant(name, manifestHash string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("trust plugin %q: not a plugin name", name)
 	}
-	if !sha256RE.MatchString(manifestHash) {
+	if !sha256RE().MatchString(manifestHash) {
 		return fmt.Errorf("trust plugin %s: %q is not a lowercase hex SHA-256", name, manifestHash)
 	}
 	return t.update(func(recs map[string]Record) {

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"text/template"
 
 	"github.com/talonhq/talon/locales"
+	"github.com/talonhq/talon/plugins/manifest"
 )
 
 // Module is the Go module path of talon, which a plugin requires for
@@ -31,8 +31,6 @@ var (
 
 //go:embed templates
 var templates embed.FS
-
-var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,63}$`)
 
 // Options says what to scaffold. The zero value of every field but Name
 // means its documented default.
@@ -63,7 +61,7 @@ type data struct {
 // Write creates dir (which must not exist, or be empty) with the plugin
 // project and returns the files it wrote, relative to dir and sorted.
 func Write(dir string, o Options) ([]string, error) {
-	if !nameRE.MatchString(o.Name) {
+	if !manifest.ValidName(o.Name) {
 		return nil, fmt.Errorf("%w %q: use lowercase letters, digits, - and _, starting with a letter", ErrName, o.Name)
 	}
 	d := data{
