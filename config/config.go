@@ -433,12 +433,16 @@ type PluginEntry struct {
 	Name string `toml:"name"`
 	// EnabledSetting is nil when absent (true: listing a plugin enables it
 	// while [plugins] enabled is true).
-	EnabledSetting *bool          `toml:"enabled"`
-	AllowedHosts   []string       `toml:"allowed_hosts"`
-	FSRead         []string       `toml:"fs_read"`
-	FSWrite        []string       `toml:"fs_write"`
-	Secrets        []string       `toml:"secrets"`
-	Config         map[string]any `toml:"config"`
+	EnabledSetting *bool    `toml:"enabled"`
+	AllowedHosts   []string `toml:"allowed_hosts"`
+	// AllowPrivate exempts the plugin's HTTP destinations from the refusal
+	// of private and loopback addresses (CIDRs, addresses or host
+	// patterns); its allowed_hosts still apply.
+	AllowPrivate []string       `toml:"allow_private"`
+	FSRead       []string       `toml:"fs_read"`
+	FSWrite      []string       `toml:"fs_write"`
+	Secrets      []string       `toml:"secrets"`
+	Config       map[string]any `toml:"config"`
 }
 
 // Enabled reports whether the entry is enabled (default true).

@@ -219,6 +219,7 @@ func (c *Config) validatePlugins(v *validator) {
 			v.fail(path, "plugins.entries lists %s twice; merge the two entries", quoteString(e.Name))
 		}
 		seen[e.Name] = true
+		v.allowPrivate(path, e.AllowPrivate)
 	}
 }
 

@@ -52,6 +52,9 @@ func ResolveGrants(m *Manifest, entry *config.PluginEntry, workspace string) (Gr
 		}
 	}
 	g.AllowedHosts = intersectHosts(m.Permissions.HTTP.AllowedHosts, entry.AllowedHosts)
+	if len(g.AllowedHosts) > 0 {
+		g.AllowPrivate = append([]string(nil), entry.AllowPrivate...)
+	}
 	var err error
 	needRoots := len(m.Permissions.FSRead) > 0 && len(entry.FSRead) > 0 ||
 		len(m.Permissions.FSWrite) > 0 && len(entry.FSWrite) > 0

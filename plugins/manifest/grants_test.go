@@ -91,6 +91,9 @@ func TestResolveGrants(t *testing.T) {
 		{name: "config keys intersect with values", entry: &config.PluginEntry{Config: map[string]any{"greeting": "hi", "secret_knob": 1}},
 			want: Grants{Config: map[string]any{"greeting": "hi"}}},
 		{name: "host", entry: &config.PluginEntry{AllowedHosts: []string{"*"}}, want: Grants{AllowedHosts: []string{"api.example.com"}}},
+		{name: "allow_private with a host", entry: &config.PluginEntry{AllowedHosts: []string{"api.example.com"}, AllowPrivate: []string{"10.0.0.0/8"}},
+			want: Grants{AllowedHosts: []string{"api.example.com"}, AllowPrivate: []string{"10.0.0.0/8"}}},
+		{name: "allow_private without a host grants nothing", entry: &config.PluginEntry{AllowPrivate: []string{"10.0.0.0/8"}}, want: Grants{}},
 		{name: "bad granted host", entry: &config.PluginEntry{AllowedHosts: []string{"https://x"}}, err: "drop the scheme"},
 	}
 	for _, tt := range tests {

@@ -113,6 +113,10 @@ const (
 // nothing else.
 type Grants struct {
 	AllowedHosts []string
+	// AllowPrivate is the operator's exemption of HTTP destinations from
+	// the private-address refusal ([[plugins.entries]] allow_private); it
+	// never widens AllowedHosts.
+	AllowPrivate []string
 	// FSRead and FSWrite are absolute, cleaned directories inside the
 	// workspace.
 	FSRead  []string

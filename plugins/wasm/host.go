@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -174,7 +175,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	guard, err := netguard.New(netguard.Options{
 		AllowedHosts:        p.Grants.AllowedHosts,
 		RequireAllowedHosts: true,
-		AllowPrivate:        h.opts.AllowPrivate,
+		AllowPrivate:        append(slices.Clone(h.opts.AllowPrivate), p.Grants.AllowPrivate...),
 		Resolver:            h.opts.Resolver,
 		Timeout:             limits.Timeout(),
 		Logger:              env.Logger,

@@ -153,6 +153,9 @@ func TestGrants(t *testing.T) {
 	}
 	open, _ := probe(t, New(Options{AllowPrivate: []string{"127.0.0.1"}, Resolver: resolver, Secret: secret}), manifest.Limits{}, grants, ws)
 	closed, _ := probe(t, New(Options{Resolver: resolver, Secret: secret}), manifest.Limits{}, grants, ws)
+	operatorGrants := grants
+	operatorGrants.AllowPrivate = []string{"127.0.0.1"}
+	granted, _ := probe(t, New(Options{Resolver: resolver, Secret: secret}), manifest.Limits{}, operatorGrants, ws)
 	none, logs := probe(t, New(Options{Secret: secret}), manifest.Limits{}, manifest.Grants{}, ws)
 	url := func(host string) string { return fmt.Sprintf("http://%s:%d/", host, port) }
 	tests := []struct {
@@ -164,6 +167,8 @@ func TestGrants(t *testing.T) {
 		fail []string // or wanted error parts
 	}{
 		{name: "http allowed", p: open, tool: "http", args: `{"url":"` + url("api.test") + `"}`, ok: "200 hello from api.test"},
+		{name: "http private address granted by the operator", p: granted, tool: "http", args: `{"url":"` + url("api.test") + `"}`, ok: "200 hello from api.test"},
+		{name: "http allow_private never widens allowed_hosts", p: granted, tool: "http", args: `{"url":"` + url("other.test") + `"}`, fail: []string{"host not allowed"}},
 		{name: "http host not allowed", p: open, tool: "http", args: `{"url":"` + url("other.test") + `"}`, fail: []string{"host not allowed", "allowed_hosts (api.test)"}},
 		{name: "http private address", p: closed, tool: "http", args: `{"url":"` + url("api.test") + `"}`, fail: []string{"address refused", "loopback"}},
 		{name: "http literal loopback", p: closed, tool: "http", args: `{"url":"http://127.0.0.1:` + fmt.Sprint(port) + `/"}`, fail: []string{"refused"}},
