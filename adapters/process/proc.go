@@ -244,7 +244,7 @@ func (p *proc) start(ctx context.Context, r runner, c shellparse.Command, stdin 
 		p.mu.Unlock()
 		return nil, 128 + 9
 	}
-	err := sandbox.Start(cmd)
+	err := sandbox.StartNice(cmd, c.Nice)
 	if err == nil {
 		p.cmds = append(p.cmds, cmd)
 	}
@@ -256,7 +256,6 @@ func (p *proc) start(ctx context.Context, r runner, c shellparse.Command, stdin 
 		}
 		return nil, statusCannotRun
 	}
-	sandbox.Renice(cmd.Process, c.Nice)
 	return cmd, 0
 }
 

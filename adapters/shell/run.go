@@ -168,7 +168,7 @@ func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File,
 	cmd.Env = s.childEnv(c)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = reader(fds[0]), writer(fds[1]), writer(fds[2])
 	cmd.WaitDelay = waitDelay
-	if err := s.spawn(cmd); err != nil {
+	if err := s.spawn(cmd, c.Nice); err != nil {
 		fmt.Fprintf(stderr, "talon: %s: %v\n", c.Argv[0], err)
 		p.status = statusCannotRun
 		if errors.Is(err, fs.ErrNotExist) {
@@ -177,7 +177,6 @@ func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File,
 		return p
 	}
 	p.cmd = cmd
-	sandbox.Renice(cmd.Process, c.Nice)
 	return p
 }
 

@@ -87,9 +87,9 @@ type Shell struct {
 	analyzer *shellparse.Analyzer
 	envNames []string
 	schema   json.RawMessage
-	// spawn starts every process the tool runs: sandbox.Start, which
-	// tests may wrap.
-	spawn func(*exec.Cmd) error
+	// spawn starts every process the tool runs with its niceness raised:
+	// sandbox.StartNice, which tests may wrap.
+	spawn func(cmd *exec.Cmd, nice int) error
 }
 
 var (
@@ -146,7 +146,7 @@ func New(opts Options) (*Shell, error) {
 	}
 	opts.AllowedCommands = slices.Clone(opts.AllowedCommands)
 	opts.ShellEnvPassthrough = slices.Clone(opts.ShellEnvPassthrough)
-	s := &Shell{opts: opts, analyzer: a, envNames: names, spawn: sandbox.Start}
+	s := &Shell{opts: opts, analyzer: a, envNames: names, spawn: sandbox.StartNice}
 	s.schema = json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+
 		`"command":{"type":"string","minLength":1,"maxLength":%d},`+
 		`"timeout_seconds":{"type":"integer","minimum":0,"maximum":%d}},`+

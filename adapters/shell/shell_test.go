@@ -9,6 +9,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -297,7 +298,11 @@ func TestExecuteTimeoutAndCancel(t *testing.T) {
 
 func TestNice(t *testing.T) {
 	proctest.NeedBins(t, "cut")
-	self, err := os.ReadFile("/proc/self/stat")
+	// Niceness is per thread on Linux: the base is this thread's, which
+	// every thread of the test process shares unless it was reniced.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	self, err := os.ReadFile("/proc/thread-self/stat")
 	if err != nil {
 		t.Skip("no /proc")
 	}
