@@ -22,11 +22,7 @@ func StartNice(cmd *exec.Cmd, n int) error {
 		return Start(cmd)
 	}
 	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
-		if err := Start(cmd); err != nil {
-			return err
-		}
-		Renice(cmd.Process, n)
-		return nil
+		return startReniced(cmd, n)
 	}
 	errc := make(chan error, 1)
 	go func() {

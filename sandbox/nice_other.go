@@ -6,10 +6,4 @@ import "os/exec"
 
 // StartNice is [Start] with the child's process group reniced by n right
 // after it starts.
-func StartNice(cmd *exec.Cmd, n int) error {
-	if err := Start(cmd); err != nil {
-		return err
-	}
-	Renice(cmd.Process, n)
-	return nil
-}
+func StartNice(cmd *exec.Cmd, n int) error { return startReniced(cmd, n) }

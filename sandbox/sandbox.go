@@ -85,6 +85,16 @@ func Start(cmd *exec.Cmd) error {
 	return nil
 }
 
+// startReniced starts cmd and then raises its process group's niceness by
+// n: the way [StartNice] works where the child cannot be forked niced.
+func startReniced(cmd *exec.Cmd, n int) error {
+	if err := Start(cmd); err != nil {
+		return err
+	}
+	Renice(cmd.Process, n)
+	return nil
+}
+
 // Overflow says what happens when a child writes more than its cap.
 type Overflow int
 
