@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -593,7 +594,9 @@ func TestServeStdioDisconnectCancelsCall(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	start := time.Now()
-	_ = stdin.Close() // the client is gone, without a word
+	// The client is gone, without a word: both pipes close.
+	_ = stdin.Close()
+	_ = stdout.Close()
 	select {
 	case <-exited:
 	case <-time.After(10 * time.Second):
@@ -604,6 +607,50 @@ func TestServeStdioDisconnectCancelsCall(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "call cancelled by the caller") {
 		t.Fatalf("the running call was not cancelled:\n%s", stderr.String())
+	}
+}
+
+// A client that pipes its requests and closes its end gets every answer,
+// and the server exits 0.
+func TestServeStdioPipedRequests(t *testing.T) {
+	s := newSandbox(t, "")
+	var in strings.Builder
+	in.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"0"}}}` + "\n")
+	in.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized","params":{}}` + "\n")
+	const calls = 100
+	for i := 1; i <= calls; i++ {
+		fmt.Fprintf(&in, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"calculator","arguments":{"expression":"%d*2"}}}`+"\n", i, i)
+	}
+	in.WriteString("not json\n")
+	cmd := s.command(t, "talon", "serve", "--stdio")
+	cmd.Stdin = strings.NewReader(in.String())
+	var stdout, stderr lockedBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("talon serve --stdio: %v\n%s", err, stderr.String())
+	}
+	answered := map[int]bool{}
+	parseErrors := 0
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var r struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code int `json:"code"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("not JSON on stdout: %q", line)
+		}
+		switch {
+		case r.ID == nil && r.Error != nil && r.Error.Code == -32700:
+			parseErrors++
+		case r.ID != nil && *r.ID > 0 && strings.Contains(string(r.Result), fmt.Sprintf(`"%d"`, *r.ID*2)):
+			answered[*r.ID] = true
+		}
+	}
+	if len(answered) != calls || parseErrors != 1 {
+		t.Fatalf("answered %d of %d calls and %d parse errors (want 1); stderr:\n%s", len(answered), calls, parseErrors, stderr.String())
 	}
 }
 

@@ -26,6 +26,9 @@ import (
 const (
 	// DefaultMaxInFlight is how many tools/call requests run at once.
 	DefaultMaxInFlight = 32
+	// DefaultMaxQueued is how many more wait for a slot before a call is
+	// refused as busy.
+	DefaultMaxQueued = 1024
 	// DefaultName is the server name reported to clients.
 	DefaultName = "talon"
 )
@@ -64,9 +67,12 @@ type Options struct {
 	// Locale is the language of tool descriptions; "" means English.
 	Locale string
 	// MaxInFlight bounds concurrent tools/call requests across sessions;
-	// zero means [DefaultMaxInFlight]. A call beyond it is refused with
-	// [CodeBusy] rather than queued.
+	// zero means [DefaultMaxInFlight]. A call beyond it waits for a slot.
 	MaxInFlight int
+	// MaxQueued bounds the calls waiting for a slot; zero means
+	// [DefaultMaxQueued], negative means none wait. A call beyond it is
+	// refused with [CodeBusy] and nothing runs.
+	MaxQueued int
 	// Name and Version are reported to clients; "" means [DefaultName]
 	// and "dev".
 	Name    string
@@ -82,7 +88,8 @@ type Server struct {
 	rt  *runtime.Runtime
 	sdk *sdk.Server
 	log zerolog.Logger
-	sem chan struct{}
+	sem   chan struct{} // a slot per running call
+	queue chan struct{} // a slot per accepted call, running or waiting
 
 	// stop ends every call still running when a drain runs out of time.
 	stop    context.Context
@@ -90,6 +97,7 @@ type Server struct {
 
 	mu       sync.Mutex // guards draining, profile, locale
 	draining bool
+	drainCh  chan struct{} // closed when a drain starts
 	inflight sync.WaitGroup
 	profile  string
 	locale   string
@@ -109,6 +117,12 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = DefaultMaxInFlight
 	}
+	switch {
+	case opts.MaxQueued == 0:
+		opts.MaxQueued = DefaultMaxQueued
+	case opts.MaxQueued < 0:
+		opts.MaxQueued = 0
+	}
 	if opts.Name == "" {
 		opts.Name = DefaultName
 	}
@@ -118,6 +132,7 @@ func New(opts Options) (*Server, error) {
 	stop, stopAll := context.WithCancel(context.Background())
 	s := &Server{
 		rt: opts.Runtime, log: opts.Logger, sem: make(chan struct{}, opts.MaxInFlight),
+		queue: make(chan struct{}, opts.MaxInFlight+opts.MaxQueued), drainCh: make(chan struct{}),
 		stop: stop, stopAll: stopAll, profile: opts.Profile, locale: opts.Locale,
 		listed: map[string]string{},
 	}
@@ -272,7 +287,10 @@ func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 
 // callTool handles every tools/call.
 func (s *Server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	release, err := s.admit()
+	release, err := s.admit(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
 	if err != nil {
 		s.log.Warn().Str("tool", req.Params.Name).Err(err).Msg("call refused")
 		return nil, &jsonrpc.Error{Code: CodeBusy, Message: err.Error()}
@@ -299,21 +317,43 @@ func (s *Server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.C
 	return callResult(res), nil
 }
 
-// admit takes an in-flight slot, or says why there is none.
-func (s *Server) admit() (release func(), err error) {
+// admit takes an in-flight slot, waiting in a bounded queue for one, or
+// says why there is none.
+func (s *Server) admit(ctx context.Context) (release func(), err error) {
+	refuse := func() error {
+		return fmt.Errorf("%w: the call was not started; reconnect once it is back", ErrShuttingDown)
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.draining {
-		return nil, fmt.Errorf("%w: the call was not started; reconnect once it is back", ErrShuttingDown)
+	draining := s.draining
+	s.mu.Unlock()
+	if draining {
+		return nil, refuse()
+	}
+	select {
+	case s.queue <- struct{}{}:
+	default:
+		return nil, fmt.Errorf("%w: %d calls are running and %d waiting; nothing ran, retry shortly", ErrBusy, cap(s.sem), cap(s.queue)-cap(s.sem))
 	}
 	select {
 	case s.sem <- struct{}{}:
-	default:
-		return nil, fmt.Errorf("%w: %d calls are already running; nothing ran, retry shortly", ErrBusy, cap(s.sem))
+	case <-ctx.Done():
+		<-s.queue
+		return nil, ctx.Err()
+	case <-s.drainCh:
+		<-s.queue
+		return nil, refuse()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		<-s.sem
+		<-s.queue
+		return nil, refuse()
 	}
 	s.inflight.Add(1)
 	return func() {
 		<-s.sem
+		<-s.queue
 		s.inflight.Done()
 	}, nil
 }
@@ -373,7 +413,10 @@ func callResult(res tool.Result) *sdk.CallToolResult {
 // Drain reports calls that were cancelled, or that still ran after grace.
 func (s *Server) Drain(ctx context.Context, grace time.Duration) error {
 	s.mu.Lock()
-	s.draining = true
+	if !s.draining {
+		s.draining = true
+		close(s.drainCh)
+	}
 	s.mu.Unlock()
 	done := make(chan struct{})
 	go func() {
@@ -409,18 +452,16 @@ func (s *Server) Close() error {
 }
 
 // ServeStdio serves one session over in and out (newline-delimited
-// JSON-RPC) until the client closes in or ctx ends. Cancel ctx only after
-// [Server.Drain]: ending it closes the session at once.
+// JSON-RPC) until the client closes in or ctx ends. At the end of in, every
+// request already read is answered before ServeStdio returns; a malformed
+// message is answered with a JSON-RPC error and the session goes on. Cancel
+// ctx only after [Server.Drain]: ending it closes the session at once.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	rc, ok := in.(io.ReadCloser)
 	if !ok {
 		rc = io.NopCloser(in)
 	}
-	wc, ok := out.(io.WriteCloser)
-	if !ok {
-		wc = nopWriteCloser{out}
-	}
-	ss, err := s.sdk.Connect(ctx, &sdk.IOTransport{Reader: rc, Writer: wc}, nil)
+	ss, err := s.sdk.Connect(ctx, &stdioTransport{in: rc, out: out}, nil)
 	if err != nil {
 		return fmt.Errorf("start stdio session: %w", err)
 	}
@@ -438,10 +479,6 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // sessionID names a session for the runtime ("always" answers, logs).
 // Streamable HTTP sessions carry their own id; a stdio session is given

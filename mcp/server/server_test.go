@@ -41,6 +41,7 @@ type fixtureOptions struct {
 	queue       bool
 	receipts    bool
 	maxInFlight int
+	maxQueued   int
 }
 
 func newFixture(t *testing.T, o fixtureOptions) *fixture {
@@ -76,7 +77,7 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.srv, err = New(Options{Runtime: f.rt, MaxInFlight: o.maxInFlight})
+	f.srv, err = New(Options{Runtime: f.rt, MaxInFlight: o.maxInFlight, MaxQueued: o.maxQueued})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func TestApprovalByQueue(t *testing.T) {
 }
 
 func TestBusy(t *testing.T) {
-	f := newFixture(t, fixtureOptions{queue: true, maxInFlight: 1})
+	f := newFixture(t, fixtureOptions{queue: true, maxInFlight: 1, maxQueued: -1})
 	cs := f.connect(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -431,6 +432,38 @@ func TestBusy(t *testing.T) {
 			t.Fatalf("slot never freed: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A call beyond the in-flight limit waits for a slot instead of being
+// refused, and runs once the slot frees.
+func TestQueuedCallWaitsForASlot(t *testing.T) {
+	f := newFixture(t, fixtureOptions{queue: true, maxInFlight: 1})
+	cs := f.connect(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	first := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "b.txt", "content": "x"}})
+		first <- err
+	}()
+	waitPending(t, f.queue, 1)
+	second := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "calculator", Arguments: map[string]any{"expression": "20+22"}})
+		if err != nil {
+			t.Errorf("queued call: %v", err)
+		}
+		second <- res
+	}()
+	select {
+	case <-second:
+		t.Fatal("the second call ran while the only slot was taken")
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	<-first
+	if res := <-second; res == nil || res.IsError || text(t, res) != "42" {
+		t.Fatalf("queued call result: %+v", res)
 	}
 }
 
