@@ -85,9 +85,9 @@ type Options struct {
 // Server serves one runtime's catalog to any number of MCP sessions. It is
 // safe for concurrent use.
 type Server struct {
-	rt  *runtime.Runtime
-	sdk *sdk.Server
-	log zerolog.Logger
+	rt    *runtime.Runtime
+	sdk   *sdk.Server
+	log   zerolog.Logger
 	sem   chan struct{} // a slot per running call
 	queue chan struct{} // a slot per accepted call, running or waiting
 
