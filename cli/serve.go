@@ -255,7 +255,15 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		case <-hup:
 			s.reload("SIGHUP")
 		case <-tick.C:
-			if watch.changed() {
+			switch {
+			case e.src.Path == "":
+				// Started on the embedded defaults: watch for the file
+				// talon would load now (config init writes one).
+				if s.rediscover() {
+					watch = newFileWatch(e.src.Path)
+					s.reload("config file created")
+				}
+			case watch.changed():
 				s.reload("config file changed")
 			}
 		case <-toolsChanged:
@@ -305,6 +313,7 @@ func (s *serving) shutdown(httpSrv *http.Server, stopRun context.CancelFunc, ser
 // does not build a catalog is reported and the running one kept.
 func (s *serving) reload(reason string) {
 	e := s.e
+	s.rediscover()
 	cfg, warnings, err := config.Load(e.src)
 	for _, w := range warnings {
 		s.log.Warn().Msg(w)
@@ -339,6 +348,27 @@ func (s *serving) reload(reason string) {
 	}
 	s.settings.profile, s.settings.locale = next.profile, next.locale
 	s.log.Info().Str("reason", reason).Int("tools", len(s.srv.Tools())).Bool("list_changed", changed).Msg("config reloaded")
+}
+
+// rediscover looks again for a config file when the server runs on the
+// embedded defaults, and reports whether one now exists. A server that
+// loaded a file keeps that file.
+func (s *serving) rediscover() bool {
+	e := s.e
+	if e.src.Path != "" {
+		return false
+	}
+	cwd, err := e.io.cwd()
+	if err != nil {
+		return false
+	}
+	src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+	if err != nil || src.Path == "" {
+		return false
+	}
+	s.log.Info().Str("path", src.Path).Str("origin", src.Origin).Msg("config file found")
+	e.src = src
+	return true
 }
 
 // reloadTools rebuilds the catalog after an MCP server changed its tools.

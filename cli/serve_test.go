@@ -527,6 +527,50 @@ func TestServeReload(t *testing.T) {
 	p.waitLog(t, "reason=SIGHUP")
 }
 
+// A server started without a config file watches for the one it would
+// load: creating it later is picked up like an edit.
+func TestServePicksUpACreatedConfig(t *testing.T) {
+	s := newSandbox(t, "")
+	if err := os.Remove(filepath.Join(s.ws, "talon.toml")); err != nil {
+		t.Fatal(err)
+	}
+	p := startHTTP(t, s, "talon", "serve", "--listen", "127.0.0.1:0")
+	changed := make(chan struct{}, 8)
+	cs := connectHTTP(t, p.url, nil, &sdk.ClientOptions{ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	xdg := filepath.Join(s.env()["XDG_CONFIG_HOME"], "talon", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(xdg), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(xdg, []byte("[tools]\noptional = []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the created config was not picked up:\n%s", p.stderr.String())
+	}
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		if tl.Name == "calculator" {
+			t.Fatal("calculator still listed under optional = []")
+		}
+	}
+	// Later edits of the file it found are watched too.
+	if err := os.WriteFile(xdg, []byte("[tools]\noptional = [\"calculator\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("an edit of the found config was not picked up:\n%s", p.stderr.String())
+	}
+}
+
 // shellConfig lets the shell run sleep without asking.
 const shellConfig = "[risk_profiles.default]\nlevel = \"full\"\nallowed_commands = [\"sleep\"]\n"
 
