@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -120,6 +121,15 @@ func newConfigSetCmd(e *env) *cobra.Command {
 			if err != nil {
 				return withCode(ExitUsage, err)
 			}
+			// The file must load for every command afterwards, not only
+			// decode: check what they check before writing.
+			next, _, err := config.Parse(path, updated)
+			if err == nil {
+				_, err = checkConfig(next)
+			}
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("set %s = %s: not written, the config would not load: %w", args[0], args[1], err))
+			}
 			if !noInteractive && e.io.InTTY {
 				fmt.Fprintf(e.io.ErrOut, "set %s = %s in %s? [y/N] ", args[0], args[1], path)
 				line, _ := bufio.NewReader(e.io.In).ReadString('\n')
@@ -148,23 +158,11 @@ func newConfigValidateCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := risk.NewPolicy(cfg); err != nil {
+			diags, err := checkConfig(cfg)
+			if err != nil {
 				return withCode(ExitUsage, err)
 			}
-			warn := e.warnings
-			for _, surface := range []string{catalog.SurfaceChat, catalog.SurfaceCode} {
-				sel, err := catalog.Select(catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface})
-				if err != nil {
-					return withCode(ExitUsage, err)
-				}
-				for _, d := range sel.Diagnostics {
-					if surface == catalog.SurfaceCode && d.Feature == "" {
-						warn = append(warn, d.Message)
-					} else if surface == catalog.SurfaceChat {
-						warn = append(warn, d.Message)
-					}
-				}
-			}
+			warn := append(slices.Clone(e.warnings), diags...)
 			for _, w := range warn {
 				fmt.Fprintf(e.io.ErrOut, "warning: %s\n", w)
 			}
@@ -176,6 +174,28 @@ func newConfigValidateCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// checkConfig checks what loading alone does not and every command that
+// builds a runtime does: the policy and the tool names of both surfaces.
+// It returns the diagnostics worth a warning.
+func checkConfig(cfg *config.Config) ([]string, error) {
+	if _, err := risk.NewPolicy(cfg); err != nil {
+		return nil, err
+	}
+	var warn []string
+	for _, surface := range []string{catalog.SurfaceChat, catalog.SurfaceCode} {
+		sel, err := catalog.Select(catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface})
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range sel.Diagnostics {
+			if surface == catalog.SurfaceChat || d.Feature == "" {
+				warn = append(warn, d.Message)
+			}
+		}
+	}
+	return warn, nil
 }
 
 func newConfigMigrateCmd(e *env) *cobra.Command {
