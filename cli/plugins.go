@@ -38,6 +38,7 @@ trusted its current plugin.toml with ` + "`talon plugins trust NAME`" + `.`,
 	}
 	cmd.AddCommand(newPluginsListCmd(e), newPluginsInspectCmd(e), newPluginsInstallCmd(e),
 		newPluginsTrustCmd(e), newPluginsRevokeCmd(e), newPluginsEnableCmd(e, true), newPluginsEnableCmd(e, false),
+		newPluginsConfigCmd(e),
 		newPluginsVerifyCmd(e), newPluginsNewCmd(e), newPluginsTestCmd(e), newPluginsSignCmd(e), newPluginsKeygenCmd(e))
 	return cmd
 }
@@ -613,6 +614,41 @@ func newPluginsEnableCmd(e *env, enable bool) *cobra.Command {
 				fmt.Fprintf(w, "note: %s is not trusted yet; review it with `talon plugins inspect %s`, then run `talon plugins trust %s`\n", name, name, name)
 			} else if st := p.status(filepath.Join(p.dir, name)); rec.ManifestHash != st.ManifestHash {
 				fmt.Fprintf(w, "note: %s changed since it was trusted; review it and run `talon plugins trust %s`\n", name, name)
+			}
+			return nil
+		},
+	}
+}
+
+func newPluginsConfigCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "config NAME KEY VALUE",
+		Short: "Set one key of a plugin's config in its [[plugins.entries]] table (VALUE is a TOML value, or a bare word)",
+		Long: `config sets config.KEY of the plugin's [[plugins.entries]] table, keeping comments
+and layout, and writes the file only if it still loads. A plugin without a table
+gets one with enabled = false: configuring a plugin never turns it on. The value
+is checked against the plugin's config_schema when the plugin loads.`,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name, key, value := args[0], args[1], args[2]
+			if err := validPluginName(name); err != nil {
+				return err
+			}
+			path, src, err := e.configFile("edit")
+			if err != nil {
+				return err
+			}
+			out, created, err := setEntryConfig(path, src, name, key, value)
+			if err != nil {
+				return withCode(ExitUsage, fmt.Errorf("plugins config %s %s in %s: %w", name, key, path, err))
+			}
+			if err := writeConfig(path, out); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "set config.%s of plugin %s in %s\n", key, name, path)
+			if created {
+				fmt.Fprintf(w, "note: added a [[plugins.entries]] table for %s with enabled = false; turn it on with `talon plugins enable %s`\n", name, name)
 			}
 			return nil
 		},

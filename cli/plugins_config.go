@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2/unstable"
 
@@ -216,4 +217,200 @@ func setTopLevelString(src []byte, key, value string) ([]byte, error) {
 		return splice(src, len(src), len(src), newlineOf(src)+line), nil
 	}
 	return splice(src, lastEnd+eol+1, lastEnd+eol+1, line), nil
+}
+
+// entryConfig is where the config of one [[plugins.entries]] table sits in
+// the text: written inline (config = { ... }), as dotted keys in the entry
+// (config.k = v), or in a [plugins.entries.config] table after it.
+type entryConfig struct {
+	found bool
+	// afterKeys is the offset just after the last key written directly
+	// in the entry.
+	afterKeys int
+	// inline is the raw range of an inline config table.
+	inlineStart, inlineEnd int
+	hasInline              bool
+	// keys are the raw value ranges of config keys written one per line.
+	keys map[string][2]int
+	// sub is set when a [plugins.entries.config] table follows the entry;
+	// afterSub is the offset after its last key (or its header).
+	sub      bool
+	afterSub int
+}
+
+// scanEntryConfig finds the config of the [[plugins.entries]] table named
+// name. The last table of that name wins, as it does when loading.
+func scanEntryConfig(src []byte, name string) (entryConfig, error) {
+	var p unstable.Parser
+	p.Reset(src)
+	var cur, found entryConfig
+	inEntry, inSub := false, false
+	curName := ""
+	finish := func() {
+		if inEntry && curName == name {
+			found = cur
+			found.found = true
+		}
+	}
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.Table, unstable.ArrayTable:
+			path := keyPath(e)
+			end := int(e.Raw.Offset + e.Raw.Length)
+			switch {
+			case e.Kind == unstable.ArrayTable && equalPath(path, "plugins", "entries"):
+				finish()
+				cur, inEntry, inSub, curName = entryConfig{keys: map[string][2]int{}, afterKeys: end}, true, false, ""
+			case e.Kind == unstable.Table && inEntry && equalPath(path, "plugins", "entries", "config"):
+				inSub, cur.sub, cur.afterSub = true, true, end
+			default:
+				finish()
+				inEntry, inSub = false, false
+			}
+		case unstable.KeyValue:
+			if !inEntry {
+				if path := keyPath(e); equalPath(path, "plugins", "entries") || equalPath(path, "entries") {
+					return entryConfig{}, fmt.Errorf("%w: it is an inline array; write each entry as a [[plugins.entries]] table", errEntryNotEditable)
+				}
+				continue
+			}
+			path, v := keyPath(e), e.Value()
+			end := int(e.Raw.Offset + e.Raw.Length)
+			raw := [2]int{int(v.Raw.Offset), int(v.Raw.Offset + v.Raw.Length)}
+			if inSub {
+				cur.afterSub = end
+				if len(path) == 1 {
+					cur.keys[path[0]] = raw
+				} else {
+					cur.keys[""] = raw // a dotted key inside: not editable in place
+				}
+				continue
+			}
+			cur.afterKeys = end
+			switch {
+			case equalPath(path, "name") && v.Kind == unstable.String:
+				curName = string(v.Data)
+			case equalPath(path, "config") && v.Kind == unstable.InlineTable:
+				// An inline table's own range is only its "{"; the
+				// key/value's runs to its "}".
+				cur.inlineStart, cur.inlineEnd, cur.hasInline = raw[0], end, true
+			case len(path) == 2 && path[0] == "config":
+				cur.keys[path[1]] = raw
+			case len(path) > 2 && path[0] == "config":
+				cur.keys[""] = raw
+			}
+		}
+	}
+	if err := p.Error(); err != nil {
+		return entryConfig{}, fmt.Errorf("read the config file: %w", err)
+	}
+	finish()
+	return found, nil
+}
+
+// setEntryConfig sets config.KEY of the [[plugins.entries]] table named name
+// to value (a TOML value, or a bare word taken as a string), keeping comments
+// and layout. A plugin without a table gets one, with enabled = false so
+// that configuring a plugin never turns it on. The edited text must load and
+// differ from the original only in that setting; otherwise nothing is
+// returned and the error says to edit the file by hand. created reports a
+// new table.
+func setEntryConfig(file string, src []byte, name, key, value string) (out []byte, created bool, err error) {
+	if key == "" || strings.ContainsAny(key, ".\"' \t\r\n") {
+		return nil, false, fmt.Errorf("%q is not a config key: give one key of the plugin's config, such as database", key)
+	}
+	val, text, err := config.ParseValue(value)
+	if err != nil {
+		return nil, false, err
+	}
+	before, _, err := config.Parse(file, src)
+	if err != nil {
+		return nil, false, fmt.Errorf("the config file does not load even before the edit; fix it first: %w", err)
+	}
+	at, err := scanEntryConfig(src, name)
+	if err != nil {
+		return nil, false, err
+	}
+	want := *before
+	want.Plugins.Entries = append([]config.PluginEntry(nil), before.Plugins.Entries...)
+	i := entryIndex(want.Plugins.Entries, name)
+	nl := newlineOf(src)
+	lineEnd := func(off int) int {
+		if eol := bytes.IndexByte(src[off:], '\n'); eol >= 0 {
+			return off + eol + 1
+		}
+		return -1
+	}
+	insertLine := func(after int, line string) []byte {
+		if at := lineEnd(after); at >= 0 {
+			return splice(src, at, at, line+nl)
+		}
+		return splice(src, len(src), len(src), nl+line+nl)
+	}
+	keyText := key
+	if !isBareKey(key) {
+		keyText = strconv.Quote(key)
+	}
+	_, dotted := at.keys[""]
+	r, written := at.keys[key]
+	if at.found && i < 0 {
+		return nil, false, fmt.Errorf("%w: set config.%s in the [[plugins.entries]] table of %q by hand", errEntryNotEditable, key, name)
+	}
+	switch {
+	case !at.found:
+		var block bytes.Buffer
+		if len(src) > 0 && !bytes.HasSuffix(src, []byte("\n")) {
+			block.WriteString(nl)
+		}
+		if len(src) > 0 {
+			block.WriteString(nl)
+		}
+		fmt.Fprintf(&block, "[[plugins.entries]]%sname = %s%senabled = false%sconfig.%s = %s%s", nl, strconv.Quote(name), nl, nl, keyText, text, nl)
+		out, created = splice(src, len(src), len(src), block.String()), true
+		off := false
+		want.Plugins.Entries = append(want.Plugins.Entries, config.PluginEntry{Name: name, EnabledSetting: &off})
+		i = len(want.Plugins.Entries) - 1
+	case written:
+		out = splice(src, r[0], r[1], text)
+	case dotted:
+		return nil, false, fmt.Errorf("%w: the config of %q uses nested keys; set %s in it by hand", errEntryNotEditable, name, key)
+	case at.hasInline:
+		m := map[string]any{}
+		for k, v := range want.Plugins.Entries[i].Config {
+			m[k] = v
+		}
+		m[key] = val
+		out = splice(src, at.inlineStart, at.inlineEnd, config.FormatValue(m))
+	case at.sub:
+		out = insertLine(at.afterSub, keyText+" = "+text)
+	default:
+		out = insertLine(at.afterKeys, "config."+keyText+" = "+text)
+	}
+	after, _, err := config.Parse(file, out)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: the edited file would not load (%v); set config.%s in the [[plugins.entries]] table of %q by hand", errEntryNotEditable, err, key, name)
+	}
+	entry := want.Plugins.Entries[i]
+	cfg := map[string]any{}
+	for k, v := range entry.Config {
+		cfg[k] = v
+	}
+	cfg[key] = val
+	entry.Config = cfg
+	want.Plugins.Entries[i] = entry
+	if !reflect.DeepEqual(&want, after) {
+		return nil, false, fmt.Errorf("%w: set config.%s in the [[plugins.entries]] table of %q by hand", errEntryNotEditable, key, name)
+	}
+	return out, created, nil
+}
+
+// isBareKey reports whether k can be written unquoted in TOML.
+func isBareKey(k string) bool {
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return k != ""
 }

@@ -147,3 +147,121 @@ func TestSetTopLevelString(t *testing.T) {
 		t.Error("a non-string value was overwritten")
 	}
 }
+
+func TestSetEntryConfig(t *testing.T) {
+	tests := []struct {
+		name       string
+		src        string
+		plugin     string
+		key, value string
+		want       string // substring of the result, or of the error when wantErr
+		keep       []string
+		created    bool
+		wantErr    bool
+	}{
+		{
+			name:   "no entry: one is added, disabled",
+			src:    "schema_version = 1\n# plugins\n[plugins]\nenabled = true\n",
+			plugin: "sqlite-query", key: "database", value: "./app.db",
+			want:    "[[plugins.entries]]\nname = \"sqlite-query\"\nenabled = false\nconfig.database = \"./app.db\"\n",
+			keep:    []string{"# plugins"},
+			created: true,
+		},
+		{
+			name:   "entry without config: a dotted key after its keys",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\" # mine\nenabled = true\n\n[serve]\nlisten = \"127.0.0.1:7357\"\n",
+			plugin: "q", key: "limit", value: "10",
+			want: "name = \"q\" # mine\nenabled = true\nconfig.limit = 10\n\n[serve]",
+		},
+		{
+			name:   "dotted key replaced",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\nconfig.database = \"old.db\" # keep\n",
+			plugin: "q", key: "database", value: `"new.db"`,
+			want: "config.database = \"new.db\" # keep\n",
+		},
+		{
+			name:   "sub-table key replaced",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\n[plugins.entries.config]\n# the file\ndatabase = \"old.db\"\nlimit = 5\n",
+			plugin: "q", key: "limit", value: "6",
+			want: "# the file\ndatabase = \"old.db\"\nlimit = 6\n",
+		},
+		{
+			name:   "sub-table key added",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\n[plugins.entries.config]\ndatabase = \"old.db\"\n\n[[plugins.entries]]\nname = \"r\"\n",
+			plugin: "q", key: "limit", value: "6",
+			want: "database = \"old.db\"\nlimit = 6\n\n[[plugins.entries]]\nname = \"r\"\n",
+		},
+		{
+			name:   "inline table rewritten",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\nconfig = { database = \"a.db\" } # inline\n",
+			plugin: "q", key: "limit", value: "6",
+			want: "config = { database = \"a.db\", limit = 6 } # inline\n",
+		},
+		{
+			name:   "the right one of several",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"a\"\nconfig.k = 1\n[[plugins.entries]]\nname = \"b\"\nconfig.k = 1\n",
+			plugin: "b", key: "k", value: "2",
+			want: "name = \"a\"\nconfig.k = 1\n[[plugins.entries]]\nname = \"b\"\nconfig.k = 2\n",
+		},
+		{
+			name:   "a key with a dot refused",
+			src:    "schema_version = 1\n",
+			plugin: "q", key: "a.b", value: "1",
+			want: "not a config key", wantErr: true,
+		},
+		{
+			name:   "not one TOML value",
+			src:    "schema_version = 1\n",
+			plugin: "q", key: "k", value: "[1,",
+			want: "not a TOML value", wantErr: true,
+		},
+		{
+			name:   "nested config keys refused",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\nconfig.a.b = 1\n",
+			plugin: "q", key: "c", value: "1",
+			want: "nested keys", wantErr: true,
+		},
+		{
+			name:   "inline array of entries refused",
+			src:    "schema_version = 1\n[plugins]\nentries = [{ name = \"q\" }]\n",
+			plugin: "q", key: "c", value: "1",
+			want: "inline array", wantErr: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, created, err := setEntryConfig("talon.toml", []byte(tt.src), tt.plugin, tt.key, tt.value)
+			if tt.wantErr {
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("err = %v, want %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), tt.want) {
+				t.Fatalf("result:\n%s\nwant to contain:\n%s", out, tt.want)
+			}
+			for _, k := range tt.keep {
+				if !strings.Contains(string(out), k) {
+					t.Errorf("lost %q", k)
+				}
+			}
+			if created != tt.created {
+				t.Errorf("created = %v, want %v", created, tt.created)
+			}
+			cfg, _, err := config.Parse("talon.toml", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range cfg.Plugins.Entries {
+				if e.Name == tt.plugin {
+					if _, ok := e.Config[tt.key]; !ok {
+						t.Errorf("config of %s lacks %s: %v", tt.plugin, tt.key, e.Config)
+					}
+				}
+			}
+		})
+	}
+}

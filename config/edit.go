@@ -39,6 +39,10 @@ func setInText(name string, src []byte, key, value string) ([]byte, error) {
 	}
 	if _, miss := schemaType(path); miss != nil {
 		if miss.throughArray {
+			if len(path) > 1 && path[0] == "plugins" && path[1] == "entries" {
+				return nil, fmt.Errorf("%w: %s is inside [[plugins.entries]]; use `talon plugins config NAME KEY VALUE` for a plugin's config, or enable/disable NAME",
+					ErrNotEditable, quoteString(formatKey(path)))
+			}
 			return nil, fmt.Errorf("%w: %s is inside an array of tables; edit the file by hand",
 				ErrNotEditable, quoteString(formatKey(path)))
 		}
@@ -101,6 +105,21 @@ func WriteFileAtomic(path string, data []byte, perm fs.FileMode) error {
 		path = target
 	}
 	return workspace.WriteFileAtomic(path, data, perm)
+}
+
+// ParseValue reads a value as `talon config set` takes it: exactly one TOML
+// value, or a bare word taken as a string. It returns the value decoded and
+// its TOML text.
+func ParseValue(value string) (any, string, error) {
+	text, err := normalizeValue(value)
+	if err != nil {
+		return nil, "", err
+	}
+	var m map[string]any
+	if err := decodeLoose([]byte("v = "+text+"\n"), &m); err != nil {
+		return nil, "", fmt.Errorf("%q is not a TOML value: %w", value, err)
+	}
+	return m["v"], text, nil
 }
 
 // normalizeValue checks that value is one TOML inline value, or turns a bare
