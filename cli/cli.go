@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -17,10 +18,12 @@ import (
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/spelling"
 	"github.com/talonhq/talon/locales"
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/runtime"
+	"github.com/talonhq/talon/tool"
 )
 
 // IOStreams is all the I/O a command does.
@@ -71,10 +74,12 @@ type env struct {
 
 	loaded    bool
 	sandboxed bool
-	store     *receipts.Store
-	cfg       *config.Config
-	src       config.Source
-	warnings  []string
+	// localeChecked is set once a named locale was checked for messages.
+	localeChecked bool
+	store         *receipts.Store
+	cfg           *config.Config
+	src           config.Source
+	warnings      []string
 
 	// plugins are the plugins loaded for the command's runtime; Main
 	// closes them when the command ends.
@@ -126,6 +131,14 @@ person where policy says so, and records what ran.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageErrorf("%v; see `%s --help`", err, c.CommandPath())
 	})
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if e.g.locale != "" {
+			if _, ok := locales.Normalize(e.g.locale); !ok {
+				return usageErrorf("--locale %q is not a language tag; use one such as en or ja", e.g.locale)
+			}
+		}
+		return nil
+	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&e.g.configPath, "config", "", "config file (default: $TALON_CONFIG, talon.toml upward, $XDG_CONFIG_HOME/talon/config.toml)")
 	pf.StringVar(&e.g.dataDir, "data-dir", "", "data directory (default: $XDG_DATA_HOME/talon)")
@@ -136,7 +149,57 @@ person where policy says so, and records what ran.`,
 	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e), newSandboxCmd(e), newSandboxHelperCmd())
 	root.AddCommand(newPluginsCmd(e))
 	root.AddCommand(newCompletionCmd(root))
+	groupsRefuseUnknown(root)
 	return root
+}
+
+// channelValue is a --channel flag: one of the channels a call can
+// arrive on, checked when the flag is parsed.
+type channelValue struct{ p *string }
+
+func newChannelValue(p *string) channelValue {
+	*p = tool.ChannelCLI
+	return channelValue{p}
+}
+
+func (v channelValue) String() string { return *v.p }
+func (v channelValue) Type() string   { return "channel" }
+func (v channelValue) Set(s string) error {
+	switch s {
+	case tool.ChannelCLI, tool.ChannelMCP, tool.ChannelCron, tool.ChannelAPI:
+		*v.p = s
+		return nil
+	}
+	return fmt.Errorf("%q is not a channel: use cli, mcp, cron or api", s)
+}
+
+// groupsRefuseUnknown makes every command that only groups others (root
+// included) refuse an argument that names no subcommand, as a usage error
+// with cobra's suggestions, instead of printing help and exiting 0.
+func groupsRefuseUnknown(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		groupsRefuseUnknown(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		var names []string
+		for _, sub := range cmd.Commands() {
+			if sub.IsAvailableCommand() {
+				names = append(names, sub.Name())
+			}
+		}
+		if s := spelling.Closest(args[0], names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return usageErrorf("%s; see `%s --help`", msg, cmd.CommandPath())
+	}
 }
 
 // config loads the configuration once.
@@ -173,7 +236,36 @@ func (e *env) logger() (zerolog.Logger, error) {
 
 // localeFor resolves the locale of output.
 func (e *env) localeFor(cfg *config.Config) string {
-	return locales.Detect(e.g.locale, cfg.Locale, e.io.getenv)
+	tag := locales.Detect(e.g.locale, cfg.Locale, e.io.getenv)
+	if !e.localeChecked {
+		e.localeChecked = true
+		if e.g.locale != "" || cfg.Locale != "" {
+			if langs := knownLocales(cfg); !localeKnown(tag, langs) {
+				fmt.Fprintf(e.io.ErrOut, "talon: warning: no messages for locale %s (talon has %s; add files under %s to translate); descriptions fall back to English\n",
+					tag, strings.Join(langs, ", "), filepath.Join(cfg.ConfigDir(), "locales", tag))
+			}
+		}
+	}
+	return tag
+}
+
+// knownLocales lists the languages talon has messages for: the embedded
+// ones and the operator's overlays. Plugins may add their own.
+func knownLocales(cfg *config.Config) []string {
+	langs, _ := locales.LocaleDirs(locales.Embedded())
+	if dir := cfg.ConfigDir(); dir != "" {
+		if extra, err := locales.LocaleDirs(os.DirFS(filepath.Join(dir, "locales"))); err == nil {
+			langs = append(langs, extra...)
+		}
+	}
+	slices.Sort(langs)
+	return slices.Compact(langs)
+}
+
+// localeKnown reports whether tag or its base language has messages.
+func localeKnown(tag string, langs []string) bool {
+	base, _, _ := strings.Cut(tag, "-")
+	return slices.Contains(langs, tag) || slices.Contains(langs, base)
 }
 
 // runtimeOptions says how to build a runtime for one command.

@@ -68,7 +68,7 @@ func newPolicyExplainCmd(e *env) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&profile, "profile", "", "risk profile (default: default)")
-	f.StringVar(&channel, "channel", tool.ChannelCLI, "channel: cli, mcp, cron, api")
+	f.Var(newChannelValue(&channel), "channel", "channel: cli, mcp, cron, api")
 	f.BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
 }

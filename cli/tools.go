@@ -58,7 +58,7 @@ surface, minus what the risk profile can never run on the channel.`,
 	f := cmd.Flags()
 	f.StringVar(&o.surface, "surface", "", "kind of client: chat or code (default: [serve] surface, else chat)")
 	f.StringVar(&o.profile, "profile", "", "risk profile (default: default)")
-	f.StringVar(&o.channel, "channel", tool.ChannelCLI, "channel to view the catalog for: cli, mcp, cron, api")
+	f.Var(newChannelValue(&o.channel), "channel", "channel to view the catalog for: cli, mcp, cron, api")
 	f.BoolVar(&o.json, "json", false, "print a JSON array")
 	f.StringVar(&o.format, "format", "", "print tool definitions for a model API: openai, anthropic or mcp")
 	f.BoolVar(&o.all, "all", false, "list every built-in name talon knows, with whether this binary has it")
@@ -230,7 +230,7 @@ call gets a receipt. ARGS_JSON defaults to {}; "-" reads it from standard input.
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.profile, "profile", "", "risk profile (default: default)")
-	f.StringVar(&o.channel, "channel", tool.ChannelCLI, "channel the call arrives on")
+	f.Var(newChannelValue(&o.channel), "channel", "channel the call arrives on: cli, mcp, cron, api")
 	f.StringVar(&o.session, "session", "cli", "session id that groups calls (for \"always\" answers)")
 	f.BoolVar(&o.json, "json", false, "print the whole result as JSON")
 	f.BoolVar(&o.yes, "yes", false, "answer yes to approval prompts (never to always_ask tools, never turning a denial into an allow)")
