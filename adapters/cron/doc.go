@@ -30,6 +30,11 @@
 // is recorded once as skipped and the job moves on to its next time: no
 // catch-up storm after downtime.
 //
+// Several servers on one data directory each run a scheduler on the same
+// database; a lease per job (holder and expiry, taken in the write
+// transaction that moves the job on) makes each due run start exactly
+// once, and never while another server's run of the job goes on.
+//
 // # Callers
 //
 // A job runs under the profile of the caller that added it. Only a caller

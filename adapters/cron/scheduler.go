@@ -2,8 +2,10 @@ package cron
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -27,6 +29,9 @@ const (
 	DefaultRunTimeout = 10 * time.Minute
 	// SessionPrefix starts the session id of every job's calls.
 	SessionPrefix = "cron:"
+	// LeaseMargin is how long past its run timeout a lease outlives a
+	// runner that crashed mid-run.
+	LeaseMargin = time.Minute
 )
 
 // SchedulerOptions configure a [Scheduler]. The zero value of each field
@@ -51,6 +56,9 @@ type SchedulerOptions struct {
 	Grace time.Duration
 	// RunTimeout bounds one run; zero means [DefaultRunTimeout].
 	RunTimeout time.Duration
+	// RunnerID names this scheduler in the leases it takes (see
+	// [Scheduler.Tick]); empty means "pid <process id> <random hex>".
+	RunnerID string
 }
 
 // Scheduler runs due jobs. Start it once and Stop it once.
@@ -58,11 +66,10 @@ type Scheduler struct {
 	opts  SchedulerOptions
 	store *Store
 
-	mu      sync.Mutex
-	running map[string]bool
-	cancel  context.CancelFunc
-	done    chan struct{}
-	wg      sync.WaitGroup
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // NewScheduler returns a scheduler; nothing runs before Start.
@@ -79,11 +86,16 @@ func NewScheduler(opts SchedulerOptions) *Scheduler {
 	if opts.RunTimeout <= 0 {
 		opts.RunTimeout = DefaultRunTimeout
 	}
+	if opts.RunnerID == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		opts.RunnerID = fmt.Sprintf("pid %d %x", os.Getpid(), b)
+	}
 	st := opts.Store
 	if st == nil {
 		st = sharedStore(opts.DataDir)
 	}
-	return &Scheduler{opts: opts, store: st, running: map[string]bool{}}
+	return &Scheduler{opts: opts, store: st}
 }
 
 // Start starts the scheduling goroutine.
@@ -130,6 +142,16 @@ func (s *Scheduler) loop(ctx context.Context) {
 // time. A run overdue by more than the grace, or due while the same job
 // still runs, is recorded as skipped. Runs started by Tick go on in the
 // background; [Scheduler.Wait] waits for them.
+//
+// # Several runners
+//
+// Every talon serve on a data directory runs a scheduler on the same
+// database. Moving a job on and taking its lease (holder, expiry) happen in
+// one write transaction, so each due run is started by exactly one runner,
+// and no runner starts a job while another one's lease on it has not
+// expired: the run still going on elsewhere makes this one a skip. A lease
+// is given up when the run ends and expires [LeaseMargin] after the run
+// timeout, which covers a runner that crashed mid-run.
 func (s *Scheduler) Tick(ctx context.Context) {
 	if !s.store.exists() {
 		return
@@ -159,34 +181,36 @@ func (s *Scheduler) fire(ctx context.Context, j Job, now time.Time) {
 		return
 	}
 	next, passed := sched.After(due, now)
-	moved, err := s.store.advance(ctx, j.Name, due, next, now)
-	if err != nil || !moved {
-		if err != nil {
-			log.Warn().Err(err).Msg("cron: cannot advance job")
-		}
-		return
-	}
 	skip := func(why string) {
 		_, _ = s.store.AddRun(ctx, Run{Job: j.Name, Trigger: TriggerSchedule, Scheduled: due, Started: now, Outcome: OutcomeSkipped, Error: why})
 		log.Info().Time("scheduled", due).Str("outcome", OutcomeSkipped).Msg(why)
 	}
 	if now.Sub(due) > s.opts.Grace {
-		skip(fmt.Sprintf("missed %d scheduled run(s) while the scheduler was not running; the first was due %s", passed, due.Format(time.RFC3339)))
+		moved, err := s.store.advance(ctx, j.Name, due, next, now)
+		if err != nil {
+			log.Warn().Err(err).Msg("cron: cannot advance job")
+		}
+		if moved {
+			skip(fmt.Sprintf("missed %d scheduled run(s) while the scheduler was not running; the first was due %s", passed, due.Format(time.RFC3339)))
+		}
 		return
 	}
-	s.mu.Lock()
-	if s.running[j.Name] {
-		s.mu.Unlock()
-		skip("the previous run of this job was still running")
+	claimed, busy, err := s.store.claim(ctx, j.Name, due, next, now, s.opts.RunnerID, now.Add(s.opts.RunTimeout+LeaseMargin))
+	switch {
+	case err != nil:
+		log.Warn().Err(err).Msg("cron: cannot advance job")
+		return
+	case claimed == claimMoved:
+		return
+	case claimed == claimBusy:
+		skip(fmt.Sprintf("the previous run of this job was still running (runner %s, since %s)", busy.Holder, busy.Acquired.Format(time.RFC3339)))
 		return
 	}
-	s.running[j.Name] = true
-	s.mu.Unlock()
 	s.wg.Go(func() {
 		defer func() {
-			s.mu.Lock()
-			delete(s.running, j.Name)
-			s.mu.Unlock()
+			if err := s.store.release(context.WithoutCancel(ctx), j.Name, s.opts.RunnerID); err != nil {
+				log.Warn().Err(err).Msg("cron: cannot give up the job's lease; it expires on its own")
+			}
 		}()
 		rctx, cancel := context.WithTimeout(ctx, s.opts.RunTimeout)
 		defer cancel()

@@ -196,6 +196,12 @@ CREATE TABLE IF NOT EXISTS runs (
 	receipt_id  TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS runs_job ON runs(job, id);
+CREATE TABLE IF NOT EXISTS leases (
+	job      TEXT PRIMARY KEY,
+	holder   TEXT NOT NULL,
+	acquired INTEGER NOT NULL,
+	expires  INTEGER NOT NULL
+);
 `
 
 // openDB opens the database, creating it (mode 0600, in a directory of
@@ -295,7 +301,10 @@ func (s *Store) Remove(ctx context.Context, name string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("%w: %q; cron_list shows the jobs", ErrNoJob, name)
 	}
-	_, err = db.ExecContext(ctx, `DELETE FROM runs WHERE job = ?`, name)
+	if _, err = db.ExecContext(ctx, `DELETE FROM runs WHERE job = ?`, name); err != nil {
+		return dbError(err)
+	}
+	_, err = db.ExecContext(ctx, `DELETE FROM leases WHERE job = ?`, name)
 	return dbError(err)
 }
 
@@ -389,6 +398,75 @@ func (s *Store) advance(ctx context.Context, name string, prev, next, last time.
 	}
 	n, _ := res.RowsAffected()
 	return n == 1, nil
+}
+
+// lease is a runner's claim on a job while it runs it.
+type lease struct {
+	Holder   string    // the runner's id
+	Acquired time.Time // when the run started
+	Expires  time.Time // after this, a runner that crashed no longer holds the job
+}
+
+// claimResult is what [Store.claim] decided.
+type claimResult int
+
+const (
+	claimMoved claimResult = iota // another runner moved the job first: nothing to do
+	claimRun                      // the job moved on and the lease is ours: run it
+	claimBusy                     // the job moved on, but a run is still going on elsewhere
+)
+
+// claim moves a due job from its scheduled time due to next and takes its
+// lease for holder until expires, in one write transaction (BEGIN
+// IMMEDIATE: the database's write lock is taken first, so two runners
+// never both see the job due or the lease free). When an unexpired lease
+// of any holder exists, the job still moves on but the lease is left
+// alone and busy describes it.
+func (s *Store) claim(ctx context.Context, name string, due, next, now time.Time, holder string, expires time.Time) (res claimResult, busy lease, err error) {
+	db, err := s.handle(ctx)
+	if err != nil {
+		return claimMoved, lease{}, err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return claimMoved, lease{}, dbError(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	moved, err := tx.ExecContext(ctx, `UPDATE jobs SET next_run = ?, last_run = ? WHERE name = ? AND next_run = ?`, ms(next), ms(now), name, ms(due))
+	if err != nil {
+		return claimMoved, lease{}, dbError(err)
+	}
+	if n, _ := moved.RowsAffected(); n != 1 {
+		return claimMoved, lease{}, nil
+	}
+	var acquired, exp int64
+	err = tx.QueryRowContext(ctx, `SELECT holder, acquired, expires FROM leases WHERE job = ?`, name).Scan(&busy.Holder, &acquired, &exp)
+	switch {
+	case err == nil && exp > ms(now):
+		busy.Acquired, busy.Expires = fromMS(acquired), fromMS(exp)
+		return claimBusy, busy, dbError(tx.Commit())
+	case err != nil && !errors.Is(err, sql.ErrNoRows):
+		return claimMoved, lease{}, dbError(err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO leases(job, holder, acquired, expires) VALUES (?, ?, ?, ?)`,
+		name, holder, ms(now), ms(expires)); err != nil {
+		return claimMoved, lease{}, dbError(err)
+	}
+	return claimRun, lease{}, dbError(tx.Commit())
+}
+
+// release gives up holder's lease on a job once its run is over.
+func (s *Store) release(ctx context.Context, name, holder string) error {
+	db, err := s.handle(ctx)
+	if err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	_, err = db.ExecContext(ctx, `DELETE FROM leases WHERE job = ? AND holder = ?`, name, holder)
+	return dbError(err)
 }
 
 // touch records when a job last ran.
