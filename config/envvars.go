@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/talonhq/talon/secret"
 )
 
 // ExpandVars replaces every ${VAR} in s, a setting that may name secrets
@@ -11,7 +13,15 @@ import (
 // returns the values it inserted too, so a caller can redact them. A
 // variable that is not set is an error naming it; the text of s never
 // appears in an error, since it may hold a literal secret.
+//
+// A nil lookup means [secret.Lookup]. A variable lookup does not find but
+// that [secret.Protect] took out of the process environment is read from
+// the copy secret keeps, so ${GITHUB_TOKEN} still expands after talon hid
+// its environment, with the value talon started with.
 func ExpandVars(s string, lookup func(string) (string, bool)) (string, []string, error) {
+	if lookup == nil {
+		lookup = secret.Lookup
+	}
 	var b strings.Builder
 	var parts []string
 	for {
@@ -30,6 +40,9 @@ func ExpandVars(s string, lookup func(string) (string, bool)) (string, []string,
 			return "", nil, errors.New("${...} must hold an environment variable name made of letters, digits and _")
 		}
 		v, ok := lookup(name)
+		if !ok {
+			v, ok = secret.Taken(name)
+		}
 		if !ok {
 			return "", nil, fmt.Errorf("environment variable %s is not set", name)
 		}
