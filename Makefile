@@ -9,9 +9,15 @@ BENCHTIME ?= 1s
 
 all: build
 
+# What `talon version` prints for a build from this checkout (a release
+# build stamps the same through xtask).
+COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo +modified)
+DATE      := $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS   := -X github.com/talonhq/talon/cli.commit=$(COMMIT) -X github.com/talonhq/talon/cli.date=$(DATE)
+
 ## build: compile bin/talon
 build:
-	$(GO) build -trimpath -o $(BIN) ./cmd/talon
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/talon
 
 ## run: build talon and start its main job on the embedded defaults
 run: build

@@ -175,7 +175,7 @@ func (v channelValue) Set(s string) error {
 
 // groupsRefuseUnknown makes every command that only groups others (root
 // included) refuse an argument that names no subcommand, as a usage error
-// with cobra's suggestions, instead of printing help and exiting 0.
+// with a did-you-mean, instead of printing help and exiting 0.
 func groupsRefuseUnknown(c *cobra.Command) {
 	for _, sub := range c.Commands() {
 		groupsRefuseUnknown(sub)

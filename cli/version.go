@@ -31,9 +31,8 @@ func newVersionCmd(e *env) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "talon %s (%s, %s/%s)\n", version, goruntime.Version(), goruntime.GOOS, goruntime.GOARCH)
-			if commit != "" || date != "" {
-				fmt.Fprintf(out, "commit %s, built %s\n", orUnknown(commit), orUnknown(date))
-			}
+			c, d := buildStamp()
+			fmt.Fprintf(out, "commit %s, built %s\n", orUnknown(c), orUnknown(d))
 			if features {
 				printFeatures(out)
 			}
@@ -42,6 +41,36 @@ func newVersionCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&features, "features", false, "list the build features and tags compiled in")
 	return cmd
+}
+
+// buildStamp is the commit and date of this build: what a release build
+// stamped, else what the Go toolchain recorded from the checkout it built
+// (a commit with local changes ends in "+modified").
+func buildStamp() (c, d string) {
+	c, d = commit, date
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return c, d
+	}
+	modified := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if c == "" {
+				c = s.Value
+			}
+		case "vcs.time":
+			if d == "" {
+				d = s.Value
+			}
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if modified && commit == "" && c != "" {
+		c += "+modified"
+	}
+	return c, d
 }
 
 // printFeatures lists the build tags the binary was built with and one line
