@@ -22,6 +22,7 @@ var eager sync.Map // *exec.Cmd -> struct{}
 func wrap(cmd *exec.Cmd) (string, error) { return wrapWith(active.Load(), cmd) }
 
 func wrapWith(st *state, cmd *exec.Cmd) (string, error) {
+	hardenGit(st, cmd) // git.go: git cannot run programs its config or environment names
 	if st == nil || st.status.Mode == Off {
 		return "", nil
 	}

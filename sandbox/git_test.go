@@ -1,0 +1,502 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// gitFixture is a repository in a temp dir, with a home of its own (a
+// global config that names the committer) and a planted program: evil
+// is a script that creates marker, the proof that git ran it.
+type gitFixture struct {
+	root, repo, home, marker, evil string
+	env                            []string
+}
+
+func needGitBinary(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	return p
+}
+
+// newGitFixture makes a repository on main with two commits of f.txt
+// (the work tree changes it again, so diff has something to show) and a
+// branch side that changes f.txt the other way.
+func newGitFixture(t testing.TB) *gitFixture {
+	t.Helper()
+	needGitBinary(t)
+	root := t.TempDir()
+	f := &gitFixture{
+		root: root, repo: filepath.Join(root, "repo"), home: filepath.Join(root, "home"),
+		marker: filepath.Join(root, "PWNED"), evil: filepath.Join(root, "evil"),
+	}
+	f.env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + f.home, "XDG_CONFIG_HOME=" + filepath.Join(f.home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1", "LC_ALL=C", "GIT_TERMINAL_PROMPT=0",
+	}
+	gitWrite(t, filepath.Join(f.home, ".gitconfig"), "[user]\n\tname = Hardened Tester\n\temail = tester@example.com\n[init]\n\tdefaultBranch = main\n")
+	// The program answers as each of its roles expects and then ends:
+	// stdin to stdout as a filter or pager, a file's text as a textconv
+	// or an editor, nothing otherwise (ssh, a proxy, a helper).
+	gitWrite(t, f.evil, "#!/bin/sh\ntouch '"+f.marker+"'\n[ $# -eq 0 ] && exec cat\n[ -f \"$1\" ] && cat \"$1\"\nexit 0\n")
+	if err := os.Chmod(f.evil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(f.repo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.git(t, "init", "-q")
+	gitWrite(t, filepath.Join(f.repo, "f.txt"), "one\n")
+	f.git(t, "add", "f.txt")
+	f.git(t, "commit", "-qm", "first")
+	gitWrite(t, filepath.Join(f.repo, "f.txt"), "one\ntwo\n")
+	f.git(t, "commit", "-qam", "second")
+	f.git(t, "branch", "side", "HEAD~1")
+	f.git(t, "checkout", "-q", "side")
+	gitWrite(t, filepath.Join(f.repo, "f.txt"), "one\nsideways\n")
+	f.git(t, "commit", "-qam", "side")
+	f.git(t, "checkout", "-q", "main")
+	gitWrite(t, filepath.Join(f.repo, "f.txt"), "one\ntwo\nthree\n")
+	return f
+}
+
+// git runs git in the repository the plain way, for the fixture.
+func (f *gitFixture) git(t testing.TB, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir, cmd.Env = f.repo, f.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (f *gitFixture) config(t testing.TB, key, value string) {
+	t.Helper()
+	f.git(t, "config", key, value)
+}
+
+func (f *gitFixture) pwned() bool {
+	_, err := os.Stat(f.marker)
+	return err == nil
+}
+
+func gitWrite(t testing.TB, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// gitCase plants something that makes git run f.evil, and the git
+// command that runs it.
+type gitCase struct {
+	name  string
+	plant func(t testing.TB, f *gitFixture)
+	argv  func(f *gitFixture) []string
+	env   func(f *gitFixture) []string
+	dir   func(f *gitFixture) string
+	stdin string
+}
+
+func argv(a ...string) func(*gitFixture) []string { return func(*gitFixture) []string { return a } }
+
+func attrs(line string) func(testing.TB, *gitFixture) {
+	return func(t testing.TB, f *gitFixture) {
+		gitWrite(t, filepath.Join(f.repo, ".git", "info", "attributes"), line+"\n")
+	}
+}
+
+func plants(ps ...func(testing.TB, *gitFixture)) func(testing.TB, *gitFixture) {
+	return func(t testing.TB, f *gitFixture) {
+		for _, p := range ps {
+			p(t, f)
+		}
+	}
+}
+
+func cfg(key string) func(testing.TB, *gitFixture) {
+	return func(t testing.TB, f *gitFixture) { f.config(t, key, f.evil) }
+}
+
+func hook(name string) func(testing.TB, *gitFixture) {
+	return func(t testing.TB, f *gitFixture) {
+		p := filepath.Join(f.repo, ".git", "hooks", name)
+		gitWrite(t, p, "#!/bin/sh\nexec '"+f.evil+"' </dev/null\n")
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// gitCases are the ways a repository, a config file, the environment or
+// the command line can make git run a program. Each runs the program
+// when git is started plainly.
+var gitCases = []gitCase{
+	{name: "fsmonitor in .git/config", plant: cfg("core.fsmonitor"), argv: argv("git", "status")},
+	{name: "fsmonitor through include.path", argv: argv("git", "status"), plant: func(t testing.TB, f *gitFixture) {
+		inc := filepath.Join(f.root, "included.cfg")
+		gitWrite(t, inc, "[core]\n\tfsmonitor = "+f.evil+"\n")
+		f.config(t, "include.path", inc)
+	}},
+	{name: "fsmonitor through includeIf gitdir", argv: argv("git", "status"), plant: func(t testing.TB, f *gitFixture) {
+		inc := filepath.Join(f.root, "included.cfg")
+		gitWrite(t, inc, "[core]\n\tfsmonitor = "+f.evil+"\n")
+		f.config(t, "includeIf.gitdir:"+f.repo+"/.git.path", inc)
+	}},
+	{name: "fsmonitor in the global config", argv: argv("git", "status"), plant: func(t testing.TB, f *gitFixture) {
+		gitWrite(t, filepath.Join(f.home, ".config", "git", "config"), "[core]\n\tfsmonitor = "+f.evil+"\n")
+	}},
+	{name: "fsmonitor through GIT_CONFIG_GLOBAL", argv: argv("git", "status"),
+		plant: func(t testing.TB, f *gitFixture) {
+			gitWrite(t, filepath.Join(f.root, "other.gitconfig"), "[core]\n\tfsmonitor = "+f.evil+"\n")
+		},
+		env: func(f *gitFixture) []string {
+			return []string{"GIT_CONFIG_GLOBAL=" + filepath.Join(f.root, "other.gitconfig")}
+		}},
+	{name: "GIT_CONFIG_COUNT in the environment", argv: argv("git", "status"),
+		env: func(f *gitFixture) []string {
+			return []string{"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=" + f.evil}
+		}},
+	{name: "GIT_CONFIG_PARAMETERS in the environment", argv: argv("git", "status"),
+		env: func(f *gitFixture) []string {
+			return []string{"GIT_CONFIG_PARAMETERS='core.fsmonitor'='" + f.evil + "'"}
+		}},
+	{name: "GIT_EXTERNAL_DIFF in the environment", argv: argv("git", "diff"),
+		env: func(f *gitFixture) []string { return []string{"GIT_EXTERNAL_DIFF=" + f.evil} }},
+	{name: "diff.external", plant: cfg("diff.external"), argv: argv("git", "diff")},
+	{name: "diff driver textconv", plant: plants(attrs("*.txt diff=x"), cfg("diff.x.textconv")), argv: argv("git", "diff")},
+	{name: "diff driver textconv in git show", plant: plants(attrs("*.txt diff=x"), cfg("diff.x.textconv")), argv: argv("git", "show", "HEAD")},
+	{name: "diff driver textconv with -C", plant: plants(attrs("*.txt diff=x"), cfg("diff.x.textconv")),
+		argv: func(f *gitFixture) []string { return []string{"git", "-C", "repo", "diff"} },
+		dir:  func(f *gitFixture) string { return f.root }},
+	{name: "diff driver textconv with --git-dir and --work-tree", plant: plants(attrs("*.txt diff=x"), cfg("diff.x.textconv")),
+		argv: func(f *gitFixture) []string {
+			return []string{"git", "--git-dir=" + filepath.Join(f.repo, ".git"), "--work-tree", f.repo, "diff"}
+		},
+		dir: func(f *gitFixture) string { return f.root }},
+	{name: "diff driver textconv with GIT_DIR", plant: plants(attrs("*.txt diff=x"), cfg("diff.x.textconv")), argv: argv("git", "diff"),
+		env: func(f *gitFixture) []string {
+			return []string{"GIT_DIR=" + filepath.Join(f.repo, ".git"), "GIT_WORK_TREE=" + f.repo}
+		},
+		dir: func(f *gitFixture) string { return f.root }},
+	{name: "diff driver command", plant: plants(attrs("*.txt diff=x"), cfg("diff.x.command")), argv: argv("git", "diff")},
+	{name: "filter clean", plant: plants(attrs("*.txt filter=x"), cfg("filter.x.clean")), argv: argv("git", "add", "f.txt")},
+	{name: "filter smudge", argv: argv("git", "checkout", "-q", "side"),
+		plant: plants(func(t testing.TB, f *gitFixture) { f.git(t, "checkout", "-q", "--", "f.txt") }, attrs("*.txt filter=x"), cfg("filter.x.smudge"))},
+	{name: "filter process", plant: plants(attrs("*.txt filter=x"), cfg("filter.x.process")), argv: argv("git", "add", "f.txt")},
+	{name: "merge driver", plant: plants(attrs("*.txt merge=x"), cfg("merge.x.driver"), func(t testing.TB, f *gitFixture) { f.git(t, "commit", "-qam", "third") }),
+		argv: argv("git", "merge", "-q", "--no-edit", "side")},
+	{name: "pre-commit hook", plant: hook("pre-commit"), argv: argv("git", "commit", "-qam", "hooked")},
+	{name: "post-checkout hook", plant: hook("post-checkout"), argv: argv("git", "checkout", "-q", "-b", "other")},
+	{name: "core.hooksPath", argv: argv("git", "commit", "-qam", "hooked"), plant: func(t testing.TB, f *gitFixture) {
+		p := filepath.Join(f.root, "hooks", "pre-commit")
+		gitWrite(t, p, "#!/bin/sh\nexec '"+f.evil+"' </dev/null\n")
+		if err := os.Chmod(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		f.config(t, "core.hooksPath", filepath.Dir(p))
+	}},
+	{name: "shell alias", argv: argv("git", "pwn"), plant: func(t testing.TB, f *gitFixture) {
+		f.config(t, "alias.pwn", "!sh -c '"+f.evil+" </dev/null'")
+	}},
+	{name: "alias that sets -c", argv: argv("git", "st"), plant: func(t testing.TB, f *gitFixture) {
+		f.config(t, "alias.st", "-c core.fsmonitor="+f.evil+" status")
+	}},
+	{name: "-c on the command line", argv: func(f *gitFixture) []string { return []string{"git", "-c", "core.fsmonitor=" + f.evil, "status"} }},
+	{name: "--config-env on the command line", argv: argv("git", "--config-env=core.fsmonitor=EVIL", "status"),
+		env: func(f *gitFixture) []string { return []string{"EVIL=" + f.evil} }},
+	{name: "clone --config", dir: func(f *gitFixture) string { return f.root },
+		plant: func(t testing.TB, f *gitFixture) {
+			gitWrite(t, filepath.Join(f.repo, ".gitattributes"), "*.txt filter=x\n")
+			f.git(t, "add", ".gitattributes")
+			f.git(t, "commit", "-qm", "attributes")
+		},
+		argv: func(f *gitFixture) []string {
+			return []string{"git", "clone", "-q", "--config", "filter.x.smudge=" + f.evil, f.repo, filepath.Join(f.root, "clone")}
+		}},
+	{name: "core.editor", plant: cfg("core.editor"), argv: argv("git", "commit", "-qa")},
+	{name: "GIT_EDITOR in the environment", argv: argv("git", "commit", "-qa"),
+		env: func(f *gitFixture) []string { return []string{"GIT_EDITOR=" + f.evil} }},
+	{name: "GIT_SEQUENCE_EDITOR in the environment", argv: argv("git", "rebase", "-q", "-i", "HEAD~1"),
+		plant: func(t testing.TB, f *gitFixture) { f.git(t, "stash", "-q") },
+		env:   func(f *gitFixture) []string { return []string{"GIT_SEQUENCE_EDITOR=" + f.evil} }},
+	{name: "signing program", plant: plants(cfg("gpg.program"), func(t testing.TB, f *gitFixture) { f.config(t, "commit.gpgSign", "true") }),
+		argv: argv("git", "commit", "-qam", "signed")},
+	{name: "credential helper", plant: cfg("credential.helper"), argv: argv("git", "credential", "fill"),
+		stdin: "protocol=https\nhost=example.com\n\n"},
+	{name: "credential helper for a URL", plant: cfg("credential.https://example.com.helper"), argv: argv("git", "credential", "fill"),
+		stdin: "protocol=https\nhost=example.com\n\n"},
+	{name: "GIT_ASKPASS in the environment", argv: argv("git", "credential", "fill"), stdin: "protocol=https\nhost=example.com\n\n",
+		env: func(f *gitFixture) []string { return []string{"GIT_ASKPASS=" + f.evil} }},
+	{name: "core.askPass", plant: cfg("core.askPass"), argv: argv("git", "credential", "fill"), stdin: "protocol=https\nhost=example.com\n\n"},
+	{name: "core.sshCommand", plant: cfg("core.sshCommand"), argv: argv("git", "ls-remote", "ssh://127.0.0.1:1/x")},
+	{name: "GIT_SSH_COMMAND in the environment", argv: argv("git", "ls-remote", "ssh://127.0.0.1:1/x"),
+		env: func(f *gitFixture) []string { return []string{"GIT_SSH_COMMAND=" + f.evil} }},
+	{name: "core.gitProxy", plant: cfg("core.gitProxy"), argv: argv("git", "ls-remote", "git://127.0.0.1:1/x")},
+	{name: "GIT_PROXY_COMMAND in the environment", argv: argv("git", "ls-remote", "git://127.0.0.1:1/x"),
+		env: func(f *gitFixture) []string { return []string{"GIT_PROXY_COMMAND=" + f.evil} }},
+	{name: "ext:: remote allowed by the repository",
+		plant: func(t testing.TB, f *gitFixture) { f.config(t, "protocol.ext.allow", "always") },
+		argv:  func(f *gitFixture) []string { return []string{"git", "ls-remote", "ext::" + f.evil + " x"} }},
+	{name: "GIT_ALLOW_PROTOCOL in the environment",
+		argv: func(f *gitFixture) []string { return []string{"git", "ls-remote", "ext::" + f.evil + " x"} },
+		env:  func(f *gitFixture) []string { return []string{"GIT_ALLOW_PROTOCOL=ext"} }},
+	{name: "remote uploadpack", argv: argv("git", "fetch", "-q", "origin"), plant: func(t testing.TB, f *gitFixture) {
+		f.config(t, "remote.origin.url", f.repo)
+		f.config(t, "remote.origin.uploadpack", f.evil)
+	}},
+	{name: "pack-objects hook in the global config", dir: func(f *gitFixture) string { return f.root },
+		plant: func(t testing.TB, f *gitFixture) {
+			gitWrite(t, filepath.Join(f.home, ".config", "git", "config"), "[uploadpack]\n\tpackObjectsHook = "+f.evil+"\n")
+		},
+		argv: func(f *gitFixture) []string {
+			return []string{"git", "clone", "-q", "--no-local", f.repo, filepath.Join(f.root, "clone")}
+		}},
+	{name: "archive compressor", argv: argv("git", "archive", "--format=tgz", "HEAD"), plant: cfg("tar.tgz.command")},
+	{name: "trailer command", argv: argv("git", "interpret-trailers"), stdin: "subject\n", plant: cfg("trailer.sign.command")},
+	{name: "GIT_EXEC_PATH in the environment", argv: argv("git", "pwn"),
+		plant: func(t testing.TB, f *gitFixture) {
+			p := filepath.Join(f.root, "exec", "git-pwn")
+			gitWrite(t, p, "#!/bin/sh\nexec '"+f.evil+"' </dev/null\n")
+			if err := os.Chmod(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		},
+		env: func(f *gitFixture) []string { return []string{"GIT_EXEC_PATH=" + filepath.Join(f.root, "exec")} }},
+	{name: "GIT_TRACE naming a file", argv: argv("git", "status"),
+		env: func(f *gitFixture) []string { return []string{"GIT_TRACE=" + f.marker} }},
+}
+
+// runCase runs the case's git in a new fixture, through the spawner or
+// plainly, and reports whether the planted program ran.
+func runCase(t *testing.T, c gitCase, spawner bool) (ran bool, out Outcome) {
+	t.Helper()
+	f := newGitFixture(t)
+	if c.plant != nil {
+		c.plant(t, f)
+	}
+	env := slices.Clone(f.env)
+	if c.env != nil {
+		env = append(env, c.env(f)...)
+	}
+	dir := f.repo
+	if c.dir != nil {
+		dir = c.dir(f)
+	}
+	a := c.argv(f)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if spawner {
+		out = Run(ctx, Cmd{Argv: a, Dir: dir, Env: env, Stdin: strings.NewReader(c.stdin), Timeout: 30 * time.Second})
+	} else {
+		cmd := exec.CommandContext(ctx, "git", a[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(c.stdin)
+		b, err := cmd.CombinedOutput()
+		out.Stdout = string(b)
+		if err != nil {
+			out.Err = err
+		}
+	}
+	return f.pwned(), out
+}
+
+// TestGitRunsNoPlantedProgram is the regression test of the planted
+// programs: each runs when git is started plainly (so the test proves
+// what stops it), and none runs when the spawner starts git.
+func TestGitRunsNoPlantedProgram(t *testing.T) {
+	needGitBinary(t)
+	for _, c := range gitCases {
+		t.Run(c.name, func(t *testing.T) {
+			if ran, out := runCase(t, c, false); !ran {
+				t.Fatalf("started plainly, git did not run the planted program, so this case proves nothing:\n%s", out.Stdout)
+			}
+			if ran, out := runCase(t, c, true); ran {
+				t.Errorf("started by the spawner, git ran the planted program (exit %d, err %v)\nstdout: %s\nstderr: %s", out.ExitCode, out.Err, out.Stdout, out.Stderr)
+			}
+		})
+	}
+}
+
+// TestGitEveryEntryPoint runs git with a planted fsmonitor and a
+// GIT_CONFIG_COUNT in the environment through each way into the spawner.
+func TestGitEveryEntryPoint(t *testing.T) {
+	needGitBinary(t)
+	start := func(name string, fn func(*exec.Cmd) error) func(t *testing.T, f *gitFixture, env []string) {
+		return func(t *testing.T, f *gitFixture, env []string) {
+			cmd := CommandContext(context.Background(), "git", "status")
+			cmd.Dir, cmd.Env = f.repo, env
+			if err := fn(cmd); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("git status: %v", err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		run  func(t *testing.T, f *gitFixture, env []string)
+	}{
+		{"Run", func(t *testing.T, f *gitFixture, env []string) {
+			if out := Run(context.Background(), Cmd{Argv: []string{"git", "status"}, Dir: f.repo, Env: env}); out.Err != nil || out.ExitCode != 0 {
+				t.Fatalf("git status: %v %d %s", out.Err, out.ExitCode, out.Stderr)
+			}
+		}},
+		{"Start", start("Start", Start)},
+		{"StartNice", start("StartNice", func(c *exec.Cmd) error { return StartNice(c, 1) })},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newGitFixture(t)
+			f.config(t, "core.fsmonitor", f.evil)
+			tc.run(t, f, append(slices.Clone(f.env), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0="+f.evil))
+			if f.pwned() {
+				t.Errorf("%s: git ran the planted fsmonitor", tc.name)
+			}
+		})
+	}
+	t.Run("Command", func(t *testing.T) {
+		// Command hands the environment over after the spawner has seen
+		// the command, so it cannot harden git and refuses to.
+		cmd := Command("git", "status")
+		if cmd.Err == nil {
+			t.Fatal("Command(git) prepared a git it could not harden")
+		}
+		if !errors.Is(cmd.Err, ErrGit) {
+			t.Errorf("Command(git).Err = %v, want ErrGit", cmd.Err)
+		}
+	})
+}
+
+// TestGitOrdinaryRuns checks that hardening changes nothing an ordinary
+// repository shows: the same output as plain git, and commits that take
+// the committer from the global config.
+func TestGitOrdinaryRuns(t *testing.T) {
+	needGitBinary(t)
+	f := newGitFixture(t)
+	for _, a := range [][]string{
+		{"status"}, {"status", "--short"}, {"diff"}, {"diff", "--stat", "HEAD~1"}, {"log", "--format=%an %s"},
+		{"show", "HEAD"}, {"log", "-p", "-1"}, {"branch", "--list"}, {"config", "user.name"}, {"blame", "f.txt"},
+	} {
+		want := f.git(t, a...)
+		out := Run(context.Background(), Cmd{Argv: append([]string{"git"}, a...), Dir: f.repo, Env: f.env})
+		if out.Err != nil || out.ExitCode != 0 {
+			t.Errorf("git %s: %v exit %d: %s", strings.Join(a, " "), out.Err, out.ExitCode, out.Stderr)
+			continue
+		}
+		if out.Stdout != want {
+			t.Errorf("git %s through the spawner:\n%s\nplainly:\n%s", strings.Join(a, " "), out.Stdout, want)
+		}
+	}
+	out := Run(context.Background(), Cmd{Argv: []string{"git", "commit", "-qam", "through the spawner"}, Dir: f.repo, Env: f.env})
+	if out.Err != nil || out.ExitCode != 0 {
+		t.Fatalf("git commit: %v exit %d: %s", out.Err, out.ExitCode, out.Stderr)
+	}
+	if got := strings.TrimSpace(f.git(t, "log", "-1", "--format=%an <%ae> %s")); got != "Hardened Tester <tester@example.com> through the spawner" {
+		t.Errorf("the commit is %q, want the global config's committer", got)
+	}
+	out = Run(context.Background(), Cmd{Argv: []string{"git", "commit", "-q", "--allow-empty", "--amend"}, Dir: f.repo, Env: f.env})
+	if out.Err != nil || out.ExitCode != 0 {
+		t.Errorf("git commit --amend (the editor keeps the message): %v exit %d: %s", out.Err, out.ExitCode, out.Stderr)
+	}
+}
+
+// TestGitOnATerminal gives git a terminal, where it would start a pager
+// or, for git add -p, a diff filter: none that the config names runs.
+func TestGitOnATerminal(t *testing.T) {
+	needGitBinary(t)
+	for _, tc := range []struct {
+		key  string
+		args []string
+	}{
+		{"core.pager", []string{"log", "-1"}},
+		{"pager.log", []string{"log", "-1"}},
+		{"interactive.diffFilter", []string{"add", "-p"}},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			for _, spawner := range []bool{false, true} {
+				f := newGitFixture(t)
+				f.config(t, tc.key, f.evil)
+				tty := openTTY(t)
+				var cmd *exec.Cmd
+				if spawner {
+					cmd = CommandContext(context.Background(), "git", tc.args...)
+				} else {
+					cmd = exec.Command("git", tc.args...)
+				}
+				cmd.Dir, cmd.Env = f.repo, append(slices.Clone(f.env), "TERM=xterm")
+				cmd.Stdout, cmd.Stderr = tty, tty // stdin is the null device: add -p reads end of input and quits
+				start := cmd.Start
+				if spawner {
+					start = func() error { return Start(cmd) }
+				}
+				if err := start(); err != nil {
+					t.Fatal(err)
+				}
+				_ = cmd.Wait()
+				switch {
+				case !spawner && !f.pwned():
+					t.Fatalf("started plainly on a terminal, git did not run %s, so this case proves nothing", tc.key)
+				case spawner && f.pwned():
+					t.Errorf("started by the spawner on a terminal, git ran %s", tc.key)
+				}
+			}
+		})
+	}
+}
+
+// openTTY opens a pseudo-terminal's follower end (the leader is drained
+// and closed with the test), or skips where that is not possible.
+func openTTY(t *testing.T) *os.File {
+	t.Helper()
+	if runtime.GOOS != "linux" || !slices.Contains([]string{"amd64", "arm64", "386", "arm", "riscv64", "loong64", "s390x"}, runtime.GOARCH) {
+		t.Skip("opening a pseudo-terminal is only written for Linux here")
+	}
+	const tiocgptn, tiocsptlck = 0x80045430, 0x40045431
+	leader, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	var n, unlock uint32
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, leader.Fd(), tiocsptlck, uintptr(unsafe.Pointer(&unlock))); e != 0 {
+		t.Skipf("unlock the pseudo-terminal: %v", e)
+	}
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, leader.Fd(), tiocgptn, uintptr(unsafe.Pointer(&n))); e != 0 {
+		t.Skipf("number the pseudo-terminal: %v", e)
+	}
+	follower, err := os.OpenFile("/dev/pts/"+strconv.FormatUint(uint64(n), 10), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("open the pseudo-terminal: %v", err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(io.Discard, leader)
+	}()
+	t.Cleanup(func() {
+		_ = follower.Close()
+		_ = leader.Close()
+		<-done
+	})
+	return follower
+}
