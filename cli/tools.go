@@ -37,9 +37,12 @@ type listOptions struct {
 
 // listedTool is one row of `tools list --json`.
 type listedTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Tier        tool.Tier       `json:"tier"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Tier        tool.Tier `json:"tier"`
+	// PerCall is set when Tier is a floor and each call is assessed
+	// from its arguments.
+	PerCall     bool            `json:"per_call,omitempty"`
 	Source      tool.Kind       `json:"source"`
 	Attribution string          `json:"attribution"`
 	InputSchema json.RawMessage `json:"input_schema"`
@@ -94,14 +97,20 @@ func toolsList(e *env, o *listOptions, out io.Writer) error {
 	case o.json:
 		rows := make([]listedTool, len(specs))
 		for i, s := range specs {
-			rows[i] = listedTool{Name: s.Name, Description: s.Description, Tier: s.Tier, Source: s.Attribution.Kind, Attribution: s.Attribution.String(), InputSchema: s.Input}
+			rows[i] = listedTool{Name: s.Name, Description: s.Description, Tier: s.Tier, PerCall: rt.PerCall(s.Name), Source: s.Attribution.Kind, Attribution: s.Attribution.String(), InputSchema: s.Input}
 		}
 		return writeJSON(out, rows)
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tTIER\tSOURCE\tDESCRIPTION")
 	for _, s := range specs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, s.Tier, s.Attribution, firstLine(s.Description))
+		tier := s.Tier.String()
+		if rt.PerCall(s.Name) {
+			// The tier is a floor; each call is assessed from its
+			// arguments.
+			tier = "per call"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, tier, s.Attribution, firstLine(s.Description))
 	}
 	return tw.Flush()
 }

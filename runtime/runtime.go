@@ -275,6 +275,18 @@ func (r *Runtime) View(opts ViewOptions) ([]tool.Spec, error) {
 	return r.defer_(st, out, opts), nil
 }
 
+// PerCall reports whether calls of the named tool differ in tier, its
+// spec's tier being only a floor that each call's assessment raises (see
+// [toolfactory.Factory.PerCall]).
+func (r *Runtime) PerCall(name string) bool {
+	e, ok := r.state.Load().catalog.Lookup(name)
+	if !ok || e.Spec.Attribution.Kind != tool.KindBuiltin {
+		return false
+	}
+	f, ok := toolfactory.Get(name)
+	return ok && f.PerCall
+}
+
 func channelOf(c string) string {
 	if c == "" {
 		return tool.ChannelAPI

@@ -52,6 +52,10 @@ type Factory struct {
 	Name string
 	// Tier is the floor tier, known without constructing the tool.
 	Tier tool.Tier
+	// PerCall is set when calls of the tool differ in tier: the tool's
+	// assessment raises Tier from each call's arguments (the shell, git),
+	// so listings say "per call" rather than the floor.
+	PerCall bool
 	// Surfaces, when non-empty, limits the surfaces ("chat", "code") the
 	// tool may appear on, whatever the selection says.
 	Surfaces []string

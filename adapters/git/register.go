@@ -8,8 +8,9 @@ import (
 
 func init() {
 	toolfactory.Register(toolfactory.Factory{
-		Name: Name,
-		Tier: tool.Low, // every call is assessed; writes are medium
+		Name:    Name,
+		Tier:    tool.Low, // every call is assessed; writes are medium
+		PerCall: true,
 		New: func(env toolfactory.Env) (tool.Tool, error) {
 			root, err := workspace.New(env.Workspace)
 			if err != nil {

@@ -7,8 +7,9 @@ import (
 
 func init() {
 	toolfactory.Register(toolfactory.Factory{
-		Name: Name,
-		Tier: tool.Low, // every call is assessed: writes are high
+		Name:    Name,
+		Tier:    tool.Low, // every call is assessed: writes are high
+		PerCall: true,
 		New: func(env toolfactory.Env) (tool.Tool, error) {
 			return New(optionsFrom(env))
 		},

@@ -7,9 +7,10 @@ import (
 
 func init() {
 	toolfactory.Register(toolfactory.Factory{
-		Name: Name,
-		Tier: tool.Low, // every call is assessed; start as the shell would be
-		New:  newFromEnv,
+		Name:    Name,
+		Tier:    tool.Low, // every call is assessed; start as the shell would be
+		PerCall: true,
+		New:     newFromEnv,
 	})
 }
 

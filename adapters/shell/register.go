@@ -7,9 +7,10 @@ import (
 
 func init() {
 	toolfactory.Register(toolfactory.Factory{
-		Name: Name,
-		Tier: tool.Low, // every call is assessed; unanalysable lines are high
-		New:  newFromEnv,
+		Name:    Name,
+		Tier:    tool.Low, // every call is assessed; unanalysable lines are high
+		PerCall: true,
+		New:     newFromEnv,
 	})
 }
 

@@ -17,8 +17,9 @@ func init() {
 		},
 	})
 	toolfactory.Register(toolfactory.Factory{
-		Name: RequestName,
-		Tier: tool.Low, // every call is assessed: writes are high
+		Name:    RequestName,
+		Tier:    tool.Low, // every call is assessed: writes are high
+		PerCall: true,
 		New: func(env toolfactory.Env) (tool.Tool, error) {
 			return NewHTTPRequest(settingsFrom(env).request)
 		},
