@@ -3,6 +3,7 @@ package risk
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/tool"
+	"github.com/talonhq/talon/workspace"
 )
 
 // Level is an autonomy level.
@@ -95,23 +97,71 @@ const DefaultProfile = "default"
 
 // Profile is a compiled `[risk_profiles.<alias>]`. It is immutable.
 type Profile struct {
-	Name                string
-	Level               Level
-	AutoApprove         []string
-	AlwaysAsk           []string
-	AllowedTools        []string
-	ExcludedTools       []string
-	DenyAllTools        bool
-	RequireMedium       bool
-	BlockHighRisk       bool
-	AllowedCommands     []string
+	Name            string
+	Level           Level
+	AutoApprove     []string
+	AlwaysAsk       []string
+	AllowedTools    []string
+	ExcludedTools   []string
+	DenyAllTools    bool
+	RequireMedium   bool
+	BlockHighRisk   bool
+	AllowedCommands []string
+	// ForbiddenPaths are the forbidden_paths patterns as configured; tools
+	// anchor them at their own workspace (see [workspace.CompilePattern]).
 	ForbiddenPaths      []string
 	WorkspaceOnly       bool
 	ShellEnvPassthrough []string
+
+	// Workspace is the directory relative patterns and relative paths
+	// of an assessment are taken from.
+	Workspace string
+	forbidden []workspace.Pattern
 }
 
-// NewProfile compiles a profile from its config table.
+// PolicyOptions say where a policy applies. The zero value means the
+// working directory and the user's home directory.
+type PolicyOptions struct {
+	// Workspace anchors relative forbidden_paths patterns, and relative
+	// paths in an assessment; "" means the working directory.
+	Workspace string
+	// Home expands a leading ~/ in patterns; "" means the user's home
+	// directory.
+	Home string
+}
+
+// withDefaults fills in the working directory and resolves the
+// workspace's links, so that patterns compare with the real paths tools
+// report.
+func (o PolicyOptions) withDefaults() PolicyOptions {
+	if o.Workspace == "" {
+		if cwd, err := os.Getwd(); err == nil {
+			o.Workspace = cwd
+		}
+	}
+	if o.Workspace != "" {
+		if abs, err := filepath.Abs(o.Workspace); err == nil {
+			o.Workspace = abs
+		}
+		if real, err := filepath.EvalSymlinks(o.Workspace); err == nil {
+			o.Workspace = real
+		}
+	}
+	return o
+}
+
+// NewProfile compiles a profile from its config table. Relative
+// forbidden_paths patterns are relative to the working directory; see
+// [NewProfileWith].
 func NewProfile(name string, p config.RiskProfile) (*Profile, error) {
+	return NewProfileWith(name, p, PolicyOptions{})
+}
+
+// NewProfileWith compiles a profile from its config table for a
+// workspace: relative forbidden_paths patterns are relative to
+// opts.Workspace.
+func NewProfileWith(name string, p config.RiskProfile, opts PolicyOptions) (*Profile, error) {
+	opts = opts.withDefaults()
 	lvl, err := ParseLevel(p.Level)
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrInvalidProfile, name, err)
@@ -124,13 +174,13 @@ func NewProfile(name string, p config.RiskProfile) (*Profile, error) {
 			return nil, fmt.Errorf("%w %s: allowed_commands pattern %q does not compile; fix its brackets or braces", ErrInvalidProfile, name, pat)
 		}
 	}
-	var forbidden []string
+	var forbidden []workspace.Pattern
 	for _, fp := range p.ForbiddenPaths {
-		fp = expandHome(fp)
-		if !doublestar.ValidatePattern(filepath.ToSlash(fp)) {
-			return nil, fmt.Errorf("%w %s: forbidden_paths pattern %q does not compile", ErrInvalidProfile, name, fp)
+		cp, err := workspace.CompilePattern(fp, opts.Workspace, opts.Home)
+		if err != nil {
+			return nil, fmt.Errorf("%w %s: %v", ErrInvalidProfile, name, err)
 		}
-		forbidden = append(forbidden, filepath.Clean(fp))
+		forbidden = append(forbidden, cp)
 	}
 	return &Profile{
 		Name:                name,
@@ -143,9 +193,11 @@ func NewProfile(name string, p config.RiskProfile) (*Profile, error) {
 		RequireMedium:       p.RequireApprovalForMediumRisk(),
 		BlockHighRisk:       p.BlockHighRiskCommands(),
 		AllowedCommands:     p.AllowedCommands(),
-		ForbiddenPaths:      forbidden,
+		ForbiddenPaths:      slices.Clone(p.ForbiddenPaths),
 		WorkspaceOnly:       p.WorkspaceOnly(),
 		ShellEnvPassthrough: slices.Clone(p.ShellEnvPassthrough),
+		Workspace:           opts.Workspace,
+		forbidden:           forbidden,
 	}, nil
 }
 
@@ -154,13 +206,28 @@ type Policy struct {
 	profiles map[string]*Profile
 }
 
-// NewPolicy compiles every profile of cfg. A profile named "default" always
-// exists (the zero config table when the file defines none).
+// NewPolicy compiles every profile of cfg for the configured workspace
+// (see [config.Config.WorkspaceDir]) or the working directory. A profile
+// named "default" always exists (the zero config table when the file
+// defines none).
 func NewPolicy(cfg *config.Config) (*Policy, error) {
+	var opts PolicyOptions
+	if cfg != nil {
+		if cwd, err := os.Getwd(); err == nil {
+			opts.Workspace, _ = cfg.WorkspaceDir(cwd)
+		}
+	}
+	return NewPolicyWith(cfg, opts)
+}
+
+// NewPolicyWith compiles every profile of cfg for the workspace and home
+// directory opts name.
+func NewPolicyWith(cfg *config.Config, opts PolicyOptions) (*Policy, error) {
+	opts = opts.withDefaults()
 	pol := &Policy{profiles: map[string]*Profile{}}
 	if cfg != nil {
 		for name, p := range cfg.RiskProfiles {
-			prof, err := NewProfile(name, p)
+			prof, err := NewProfileWith(name, p, opts)
 			if err != nil {
 				return nil, err
 			}
@@ -168,7 +235,7 @@ func NewPolicy(cfg *config.Config) (*Policy, error) {
 		}
 	}
 	if _, ok := pol.profiles[DefaultProfile]; !ok {
-		prof, err := NewProfile(DefaultProfile, config.RiskProfile{})
+		prof, err := NewProfileWith(DefaultProfile, config.RiskProfile{}, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +329,7 @@ func (p *Profile) Decide(in Input) Verdict {
 	}
 	a := in.Assessment
 	for _, path := range a.Paths {
-		if p.forbidden(path) {
+		if p.forbiddenPath(path) {
 			return Verdict{Decision: Deny, Why: fmt.Sprintf(whyForbidden, path)}
 		}
 	}
@@ -314,13 +381,18 @@ func (p *Profile) byLevel(name string, tier tool.Tier, allowlisted bool) Verdict
 	return Verdict{Decision: Ask, Why: "high risk needs approval"}
 }
 
-func (p *Profile) forbidden(path string) bool {
+// forbiddenPath reports whether path, absolute or relative to the
+// workspace, matches a forbidden_paths pattern.
+func (p *Profile) forbiddenPath(path string) bool {
+	if len(p.forbidden) == 0 {
+		return false
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(p.Workspace, path)
+	}
 	path = filepath.Clean(path)
-	for _, fp := range p.ForbiddenPaths {
-		if path == fp || strings.HasPrefix(path, fp+string(filepath.Separator)) {
-			return true
-		}
-		if ok, _ := doublestar.Match(filepath.ToSlash(fp), filepath.ToSlash(path)); ok {
+	for _, fp := range p.forbidden {
+		if fp.Match(path) {
 			return true
 		}
 	}

@@ -41,13 +41,13 @@ func TestDecisionMatrix(t *testing.T) {
 	}
 	// want[setting][level][tier]
 	want := map[string]map[string][3]Decision{
-		"defaults":                     {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Ask, Deny}, "full": {Allow, Allow, Allow}},
-		"medium without approval":      {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Allow, Deny}, "full": {Allow, Allow, Allow}},
-		"auto_approve tool":            {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Allow, Deny}, "full": {Allow, Allow, Allow}},
-		"high not blocked":             {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Ask, Ask}, "full": {Allow, Allow, Allow}},
-		"allowlisted call":             {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Ask, Ask}, "full": {Allow, Allow, Allow}},
-		"always_ask tool":              {"read_only": {Ask, Deny, Deny}, "supervised": {Ask, Ask, Deny}, "full": {Ask, Ask, Ask}},
-		"always_ask star":              {"read_only": {Ask, Deny, Deny}, "supervised": {Ask, Ask, Deny}, "full": {Ask, Ask, Ask}},
+		"defaults":                      {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Ask, Deny}, "full": {Allow, Allow, Allow}},
+		"medium without approval":       {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Allow, Deny}, "full": {Allow, Allow, Allow}},
+		"auto_approve tool":             {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Allow, Deny}, "full": {Allow, Allow, Allow}},
+		"high not blocked":              {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Ask, Ask}, "full": {Allow, Allow, Allow}},
+		"allowlisted call":              {"read_only": {Allow, Deny, Deny}, "supervised": {Allow, Ask, Ask}, "full": {Allow, Allow, Allow}},
+		"always_ask tool":               {"read_only": {Ask, Deny, Deny}, "supervised": {Ask, Ask, Deny}, "full": {Ask, Ask, Ask}},
+		"always_ask star":               {"read_only": {Ask, Deny, Deny}, "supervised": {Ask, Ask, Deny}, "full": {Ask, Ask, Ask}},
 		"always_ask beats auto_approve": {"read_only": {Ask, Deny, Deny}, "supervised": {Ask, Ask, Deny}, "full": {Ask, Ask, Ask}},
 	}
 	tiers := []tool.Tier{tool.Low, tool.Medium, tool.High}

@@ -11,6 +11,7 @@ import (
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/history"
 	"github.com/talonhq/talon/tool"
+	"github.com/talonhq/talon/workspace"
 )
 
 // Env is what a constructor may use. Values are shared and must not be
@@ -21,6 +22,11 @@ type Env struct {
 	Workspace string
 	// DataDir is talon's data directory (receipts, keys, databases).
 	DataDir string
+	// Protected lists the places no tool may read or change: talon's
+	// config and data, the operator's secrets, a repository's hooks. The
+	// zero value makes the file tools derive it from DataDir, Config and
+	// the process environment.
+	Protected workspace.Protected
 	// Config is the loaded configuration.
 	Config *config.Config
 	// Logger is the tool's logger, already carrying its attribution.

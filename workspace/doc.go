@@ -1,40 +1,54 @@
 // Package workspace confines file access to one directory tree, the
-// workspace that file tools operate in.
+// workspace that file tools operate in, and keeps tools away from the
+// places talon and the operator protect.
 //
-// Every path a tool receives goes through a [Root] before anything touches
-// the disk. [Root.Resolve] is for paths that must already exist (reading,
-// listing, editing); [Root.ResolveForWrite] is for paths that may not exist
-// yet (creating a file). Both accept paths relative to the workspace or
-// absolute, clean them, resolve symbolic links, and refuse any path whose
-// real location lies outside the workspace with an error that wraps
-// [ErrOutsideWorkspace].
+// A [Root] opens the workspace directory once. Every path a tool gives is
+// cleaned, made relative to that open directory and walked one component
+// at a time, each directory opened in its parent without following a
+// symbolic link; a link is read and its target resolved from the root
+// again, and one that leads outside is refused with an error that wraps
+// [ErrOutsideWorkspace]. The operation then happens on the entry the walk
+// ended at, in the directory it holds open: [Root.Open], [Root.WriteFile]
+// (atomic: a temporary file renamed in that directory), [Root.Remove],
+// [Root.Mkdir], [Root.Chmod] and [Root.Walk]. A process that renames
+// directories or swaps them for links while a call runs cannot redirect
+// it outside the workspace.
+//
+// A Root also refuses what a [Protected] list covers (talon's config and
+// data, the operator's credential stores, and, for writing, a
+// repository's hooks and config) and what a risk profile's forbidden_paths
+// patterns match ([Pattern]), both as the path was given and where it
+// leads, with a [*RefusedError] that names the rule or the pattern.
 //
 // The smallest use:
 //
-//	root, err := workspace.New(".")
+//	root, err := workspace.Open(".", workspace.Options{Protected: prot})
 //	if err != nil {
 //		return err
 //	}
-//	abs, err := root.Resolve("notes/todo.md")
+//	f, err := root.Open("notes/todo.md")
 //	if err != nil {
 //		return err // errors.Is(err, workspace.ErrOutsideWorkspace) for escapes
 //	}
-//	data, err := os.ReadFile(abs)
+//	defer f.Close()
 //
-// [WriteFileAtomic] replaces a file so that readers see either the old or the
-// new content, never a mix, and keeps the permission bits of the file it
-// replaces.
+// [WriteFileAtomic] replaces a file by path, for talon's own files, with
+// the same guarantees as [Root.WriteFile] but no confinement.
 //
 // # Notes
 //
 // Path components ".." are applied lexically before symbolic links are
 // resolved, so "link/../a" means "a" in the workspace whatever "link" points
-// to. The returned path is the real, symlink-free location; callers must use
-// it, not the original argument, for the operation that follows.
+// to. [Root.Resolve] and [Root.ResolveForWrite] return where a path leads
+// at the time of the call, for assessments and messages; acting on that
+// string later goes by path again, so tools use the methods that act.
 //
-// The check and the operation that follows are separate system calls: a
-// process that can rename directories inside the workspace between the two
-// can still redirect an operation. The confinement protects against paths
-// chosen by a model, not against a concurrent local attacker; the sandbox
-// package covers processes.
+// A directory the walk holds open stays valid when it is renamed: a
+// process that moves a directory out of the workspace in the middle of a
+// call can make that call act inside the moved directory, which lies
+// wherever that process could move it, never in a place it could not
+// write itself. Hard links are not recognised: a protected file hard-linked
+// into the workspace is a different path. On platforms without
+// descriptor-relative system calls (Windows), each step goes by path and a
+// concurrent rename can still redirect it.
 package workspace

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 )
@@ -25,25 +26,68 @@ var (
 	// ErrNotDirectory is returned by [New] when the workspace is not a
 	// directory.
 	ErrNotDirectory = errors.New("not a directory")
+	// ErrProtected is wrapped by [*RefusedError] for a path under a
+	// protected-path rule.
+	ErrProtected = errors.New("protected path")
+	// ErrForbidden is wrapped by [*RefusedError] for a path that matches
+	// a forbidden_paths pattern.
+	ErrForbidden = errors.New("forbidden path")
+	// ErrIsDirectory is returned when a file operation names a directory.
+	ErrIsDirectory = errors.New("is a directory")
+	// ErrNotRegular is returned when a file operation names a device, a
+	// pipe or a socket.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooManyLinks is returned for a chain of symbolic links longer
+	// than [MaxLinks].
+	ErrTooManyLinks = errors.New("too many levels of symbolic links")
 )
+
+// MaxLinks is the most symbolic links followed for one path.
+const MaxLinks = 40
+
+// Options configures [Open]. The zero value confines paths to the
+// workspace and nothing more.
+type Options struct {
+	// Protected lists places no tool may read or change, and repository
+	// files no tool may change, even inside the workspace.
+	Protected Protected
+	// Forbidden are forbidden_paths patterns (see [CompilePattern]):
+	// relative ones are relative to the workspace.
+	Forbidden []string
+	// Home expands a leading ~/ in Forbidden; "" means the home of
+	// Protected, else the user's home directory.
+	Home string
+}
 
 // Root is a workspace directory that paths are confined to. It is
 // immutable and safe for concurrent use.
 type Root struct {
-	dir    string // absolute, clean, symlink-free
-	prefix string // dir with exactly one trailing separator
+	dir       string // absolute, clean, symlink-free
+	prefix    string // dir with exactly one trailing separator
+	file      *os.File
+	h         handle
+	protected Protected
+	forbidden []Pattern
+	home      string
 }
 
 // New returns the workspace rooted at dir, which must exist and be a
-// directory. A relative dir is taken from the working directory; the root is
-// stored absolute and with every symbolic link resolved, so a workspace
-// reached through a link is the directory the link points to.
+// directory, with no protected paths or forbidden patterns. See [Open].
+func New(dir string) (*Root, error) { return Open(dir, Options{}) }
+
+// Open returns the workspace rooted at dir, which must exist and be a
+// directory. A relative dir is taken from the working directory; the root
+// is stored absolute and with every symbolic link resolved, so a workspace
+// reached through a link is the directory the link points to. The
+// directory is opened once: every later path is resolved from that open
+// directory, one component at a time.
 //
 // # Errors
 //
 // A missing dir wraps [fs.ErrNotExist]; a dir that is a file wraps
-// [ErrNotDirectory].
-func New(dir string) (*Root, error) {
+// [ErrNotDirectory]; a forbidden pattern that does not compile is an
+// error naming it.
+func Open(dir string, opts Options) (*Root, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("workspace: %w: set the workspace to an existing directory", ErrEmptyPath)
 	}
@@ -65,15 +109,56 @@ func New(dir string) (*Root, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("workspace %q is %w: set the workspace to a directory", dir, ErrNotDirectory)
 	}
+	f, err := openRoot(real)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %q: %w", dir, err)
+	}
 	prefix := real
 	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 		prefix += string(filepath.Separator)
 	}
-	return &Root{dir: real, prefix: prefix}, nil
+	home := opts.Home
+	if home == "" {
+		home = opts.Protected.Home()
+	}
+	r := &Root{dir: real, prefix: prefix, file: f, h: rootHandle(f, real), protected: opts.Protected, home: home}
+	if len(opts.Forbidden) > 0 {
+		if r.forbidden, err = r.compile(opts.Forbidden); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// WithForbidden returns a copy of r that also refuses every path matching
+// one of patterns (forbidden_paths of a risk profile), replacing the
+// patterns r had. The copy shares r's open directory.
+func (r *Root) WithForbidden(patterns []string) (*Root, error) {
+	c := *r
+	var err error
+	if c.forbidden, err = r.compile(patterns); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func (r *Root) compile(patterns []string) ([]Pattern, error) {
+	out := make([]Pattern, 0, len(patterns))
+	for _, p := range patterns {
+		cp, err := CompilePattern(p, r.dir, r.home)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cp)
+	}
+	return out, nil
 }
 
 // Dir returns the absolute, symlink-free workspace directory.
 func (r *Root) Dir() string { return r.dir }
+
+// Protected returns the protected-path list r enforces.
+func (r *Root) Protected() Protected { return r.protected }
 
 // Contains reports whether the absolute path real, which must already be
 // symlink-free, is the workspace directory or lies below it.
@@ -88,41 +173,29 @@ func (r *Root) Contains(real string) bool {
 // # Errors
 //
 //   - the real location is outside the workspace: wraps [ErrOutsideWorkspace];
+//   - p, or its real location, is protected or matches a forbidden
+//     pattern: a [*RefusedError] wrapping [ErrProtected] or [ErrForbidden];
 //   - p does not exist: wraps [fs.ErrNotExist] (a missing path whose nearest
 //     existing parent lies outside the workspace is reported as outside, so
 //     nothing is revealed about places outside);
 //   - p is empty or contains a NUL byte: [ErrEmptyPath], [ErrInvalidPath].
+//
+// # Notes
+//
+// The path returned is where p led at the time of the call. Use [Root.Open],
+// [Root.WriteFile] and the other methods to act on a path: they resolve it
+// and act on what they resolved in one step.
 func (r *Root) Resolve(p string) (string, error) {
-	abs, err := r.absolute(p)
+	defer runtime.KeepAlive(r.file)
+	s, err := r.find(p, findOpts{follow: true, write: false})
 	if err != nil {
 		return "", err
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err == nil {
-		if !r.Contains(real) {
-			return "", r.outside(p, abs)
-		}
-		return real, nil
+	defer s.close()
+	if s.info == nil {
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: fs.ErrNotExist}
 	}
-	if !isNotExist(err) {
-		return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-	}
-	// The path is missing. Say so only when the part that exists is inside.
-	anc, err := deepestExisting(abs)
-	if err != nil {
-		return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-	}
-	realAnc, err := filepath.EvalSymlinks(anc)
-	if err != nil {
-		if isNotExist(err) {
-			return "", r.dangling(p)
-		}
-		return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-	}
-	if !r.Contains(realAnc) {
-		return "", r.outside(p, abs)
-	}
-	return "", &fs.PathError{Op: "resolve", Path: p, Err: fs.ErrNotExist}
+	return s.abs(r), nil
 }
 
 // ResolveForWrite returns the real location at which p is to be created or
@@ -136,6 +209,9 @@ func (r *Root) Resolve(p string) (string, error) {
 //
 //   - the real location (or that of the deepest existing ancestor) is
 //     outside the workspace: wraps [ErrOutsideWorkspace];
+//   - p, or its real location, is protected (including the repository
+//     files no tool may change) or matches a forbidden pattern: a
+//     [*RefusedError];
 //   - p, or an ancestor, is a symbolic link to nothing: wraps
 //     [ErrDanglingLink];
 //   - p is empty or contains a NUL byte: [ErrEmptyPath], [ErrInvalidPath].
@@ -143,44 +219,13 @@ func (r *Root) Resolve(p string) (string, error) {
 // The returned path may name an existing directory; the caller decides
 // whether that is an error.
 func (r *Root) ResolveForWrite(p string) (string, error) {
-	abs, err := r.absolute(p)
+	defer runtime.KeepAlive(r.file)
+	s, err := r.find(p, findOpts{follow: true, write: true, missingOK: true})
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Lstat(abs); err == nil {
-		real, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			if isNotExist(err) {
-				return "", r.dangling(p)
-			}
-			return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-		}
-		if !r.Contains(real) {
-			return "", r.outside(p, abs)
-		}
-		return real, nil
-	} else if !isNotExist(err) {
-		return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-	}
-	anc, err := deepestExisting(abs)
-	if err != nil {
-		return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-	}
-	realAnc, err := filepath.EvalSymlinks(anc)
-	if err != nil {
-		if isNotExist(err) {
-			return "", r.dangling(p)
-		}
-		return "", fmt.Errorf("resolve %q: %w", p, stripPath(err))
-	}
-	if !r.Contains(realAnc) {
-		return "", r.outside(p, abs)
-	}
-	rest, err := filepath.Rel(anc, abs)
-	if err != nil {
-		return "", fmt.Errorf("resolve %q: %w", p, err)
-	}
-	return filepath.Join(realAnc, rest), nil
+	defer s.close()
+	return s.abs(r), nil
 }
 
 // Rel returns abs relative to the workspace with forward slashes, for
@@ -194,18 +239,52 @@ func (r *Root) Rel(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
-// absolute validates p and returns it cleaned and absolute.
-func (r *Root) absolute(p string) (string, error) {
+// lexical validates p and returns it cleaned and absolute, and relative to
+// the workspace (slash-separated, "" for the root). A path outside the
+// workspace lexically counts as inside when its existing part resolves into
+// the workspace (the workspace reached through an alias).
+func (r *Root) lexical(p string) (abs, rel string, err error) {
 	if p == "" {
-		return "", fmt.Errorf("%w: give a path relative to the workspace %s", ErrEmptyPath, r.dir)
+		return "", "", fmt.Errorf("%w: give a path relative to the workspace %s", ErrEmptyPath, r.dir)
 	}
 	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("path %q: %w: it contains a NUL byte; remove it", p, ErrInvalidPath)
+		return "", "", fmt.Errorf("path %q: %w: it contains a NUL byte; remove it", p, ErrInvalidPath)
 	}
 	if filepath.IsAbs(p) {
-		return filepath.Clean(p), nil
+		abs = filepath.Clean(p)
+	} else {
+		abs = filepath.Join(r.dir, p)
 	}
-	return filepath.Join(r.dir, p), nil
+	rel, ok := r.insideRel(abs)
+	if !ok {
+		return abs, "", r.outside(p, abs)
+	}
+	return abs, rel, nil
+}
+
+// insideRel returns abs relative to the workspace when it lies inside,
+// lexically or once the part of it that exists outside the workspace is
+// resolved.
+func (r *Root) insideRel(abs string) (string, bool) {
+	if abs == r.dir {
+		return "", true
+	}
+	if strings.HasPrefix(abs, r.prefix) {
+		return filepath.ToSlash(abs[len(r.prefix):]), true
+	}
+	// Outside lexically: the place may still be the workspace under
+	// another name. What exists of it lies outside, beyond a tool's reach.
+	real := resolveLoosely(abs)
+	if real == abs {
+		return "", false
+	}
+	if real == r.dir {
+		return "", true
+	}
+	if strings.HasPrefix(real, r.prefix) {
+		return filepath.ToSlash(real[len(r.prefix):]), true
+	}
+	return "", false
 }
 
 // outside builds the refusal for p, whose cleaned absolute form is abs.

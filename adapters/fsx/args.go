@@ -28,7 +28,10 @@ func pathFailure(p string, err error) tool.Result {
 	case errors.Is(err, workspace.ErrOutsideWorkspace),
 		errors.Is(err, workspace.ErrEmptyPath),
 		errors.Is(err, workspace.ErrInvalidPath),
-		errors.Is(err, workspace.ErrDanglingLink):
+		errors.Is(err, workspace.ErrDanglingLink),
+		errors.Is(err, workspace.ErrProtected),
+		errors.Is(err, workspace.ErrForbidden),
+		errors.Is(err, workspace.ErrTooManyLinks):
 		return tool.Failure("%v", err)
 	case errors.Is(err, fs.ErrNotExist):
 		return tool.Failure("%s does not exist in the workspace: check the path with glob_search", p)
@@ -50,8 +53,9 @@ func lexicalPath(root *workspace.Root, p string) string {
 	return filepath.Join(root.Dir(), p)
 }
 
-// assessPath resolves p for an assessment. A path outside the workspace
-// denies the call; any other failure leaves the decision to Execute.
+// assessPath resolves p for an assessment. A path outside the workspace,
+// protected or forbidden denies the call; any other failure leaves the
+// decision to Execute.
 func assessPath(root *workspace.Root, p string, resolve func(string) (string, error), a *tool.Assessment) string {
 	real, err := resolve(p)
 	if err == nil {
@@ -59,7 +63,8 @@ func assessPath(root *workspace.Root, p string, resolve func(string) (string, er
 		return real
 	}
 	a.Paths = []string{lexicalPath(root, p)}
-	if errors.Is(err, workspace.ErrOutsideWorkspace) || errors.Is(err, workspace.ErrInvalidPath) {
+	if errors.Is(err, workspace.ErrOutsideWorkspace) || errors.Is(err, workspace.ErrInvalidPath) ||
+		errors.Is(err, workspace.ErrProtected) || errors.Is(err, workspace.ErrForbidden) {
 		a.Denied = true
 		a.Reasons = append(a.Reasons, err.Error())
 	}

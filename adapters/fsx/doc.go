@@ -3,13 +3,17 @@
 //
 // Every path argument goes through a [workspace.Root], so no tool reads,
 // lists, searches or writes anything whose real location is outside the
-// workspace, whatever symbolic links lie on the way. Searches never descend
+// workspace, whatever symbolic links lie on the way or are swapped in
+// while a call runs. Protected paths (talon's config and data, the
+// operator's secrets; a repository's hooks and config for writing) and a
+// profile's forbidden_paths are refused by name; searches and listings
+// leave them out and say how many they left out. Searches never descend
 // into symbolic links to directories and list a linked file only when its
 // target is inside the workspace; they skip .git directories.
 //
 // The smallest use:
 //
-//	root, err := workspace.New(dir)
+//	root, err := workspace.Open(dir, workspace.Options{Protected: prot})
 //	if err != nil {
 //		return err
 //	}
@@ -24,7 +28,7 @@
 // # Notes
 //
 // file_write and file_edit replace files atomically with
-// [workspace.WriteFileAtomic]: a failed call leaves the file as it was, and
+// [workspace.Root.WriteFile]: a failed call leaves the file as it was, and
 // an edit keeps the file's permission bits. Writing through a symbolic link
 // inside the workspace writes its target and keeps the link.
 package fsx

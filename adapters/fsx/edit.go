@@ -34,7 +34,19 @@ type EditFile struct {
 var (
 	_ tool.Tool     = (*EditFile)(nil)
 	_ tool.Assessor = (*EditFile)(nil)
+	_ tool.Profiled = (*EditFile)(nil)
 )
+
+// ForProfile returns the tool refusing the profile's forbidden_paths too.
+func (t *EditFile) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	root, err := t.root.WithForbidden(p.ForbiddenPaths)
+	if err != nil {
+		return nil, err
+	}
+	c := *t
+	c.root = root
+	return &c, nil
+}
 
 // NewEditFile returns the file_edit tool confined to root.
 func NewEditFile(root *workspace.Root, opts EditFileOptions) *EditFile {
@@ -124,27 +136,16 @@ func (t *EditFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 	case *a.OldString == *a.NewString:
 		return tool.Failure("old_string and new_string are identical: there is nothing to change"), nil
 	}
-	real, err := t.root.Resolve(a.Path)
+	f, err := t.root.Open(a.Path)
 	if err != nil {
 		return pathFailure(a.Path, err), nil
 	}
+	real := f.Name()
 	rel := t.root.Rel(real)
-	fi, err := os.Stat(real)
-	if err != nil {
-		return pathFailure(a.Path, err), nil
-	}
-	if fi.IsDir() {
-		return tool.Failure("%s is a directory: give the path of a file to edit", rel), nil
-	}
-	if !fi.Mode().IsRegular() {
-		return tool.Failure("%s is not a regular file: file_edit only edits text files", rel), nil
-	}
-	if fi.Size() > t.maxBytes {
-		return tool.Failure("%s is %d bytes; file_edit changes files up to %d bytes: use file_write to replace it whole", rel, fi.Size(), t.maxBytes), nil
-	}
-	content, err := readAtMost(real, t.maxBytes)
-	if err != nil {
-		return tool.Failure("cannot read %s: %v", rel, err), nil
+	content, res := t.readEditable(f, rel)
+	_ = f.Close()
+	if res != nil {
+		return *res, nil
 	}
 	if looksBinary(content[:min(len(content), sniffLen)], len(content) > sniffLen) {
 		return tool.Failure("%s looks like a binary file: file_edit only edits text files", rel), nil
@@ -159,8 +160,8 @@ func (t *EditFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 		return tool.Failure("old_string occurs %d times in %s: add surrounding lines to make it unique, or set replace_all to true to replace every occurrence", count, rel), nil
 	}
 	updated := bytes.Replace(content, old, repl, -1)
-	if err := workspace.WriteFileAtomic(real, updated, newFileMode); err != nil {
-		return writeFailure(rel, err), nil
+	if _, _, err := t.root.WriteFile(real, updated, newFileMode); err != nil {
+		return writeFailure(t.root, real, err), nil
 	}
 	return tool.Result{Success: true, Output: tool.Output{
 		Text: fmt.Sprintf("replaced %s in %s", plural(count, "occurrence", "occurrences"), rel),
@@ -168,19 +169,30 @@ func (t *EditFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 	}}, nil
 }
 
-// readAtMost reads a file, failing if it holds more than max bytes.
-func readAtMost(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// readEditable reads the open file f, which must be a regular file of at
+// most the size limit; a failed result says why not.
+func (t *EditFile) readEditable(f *os.File, rel string) ([]byte, *tool.Result) {
+	fail := func(format string, args ...any) ([]byte, *tool.Result) {
+		r := tool.Failure(format, args...)
+		return nil, &r
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return fail("cannot read %s: %v", rel, err)
+	case fi.IsDir():
+		return fail("%s is a directory: give the path of a file to edit", rel)
+	case !fi.Mode().IsRegular():
+		return fail("%s is not a regular file: file_edit only edits text files", rel)
+	case fi.Size() > t.maxBytes:
+		return fail("%s is %d bytes; file_edit changes files up to %d bytes: use file_write to replace it whole", rel, fi.Size(), t.maxBytes)
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("it grew past %d bytes while being read", max)
+	b, err := io.ReadAll(io.LimitReader(f, t.maxBytes+1))
+	if err != nil {
+		return fail("cannot read %s: %v", rel, err)
+	}
+	if int64(len(b)) > t.maxBytes {
+		return fail("cannot read %s: it grew past %d bytes while being read", rel, t.maxBytes)
 	}
 	return b, nil
 }

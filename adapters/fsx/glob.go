@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -50,6 +49,7 @@ type GlobSearch struct {
 var (
 	_ tool.Tool     = (*GlobSearch)(nil)
 	_ tool.Assessor = (*GlobSearch)(nil)
+	_ tool.Profiled = (*GlobSearch)(nil)
 )
 
 // NewGlobSearch returns the glob_search tool confined to root.
@@ -85,6 +85,9 @@ type GlobSearchData struct {
 	Files []string `json:"files"`
 	// Truncated says more files matched than were returned.
 	Truncated bool `json:"truncated"`
+	// LeftOut counts matches left out because a protected-path rule or a
+	// forbidden_paths pattern covers them (a directory counts once).
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 type globArgs struct {
@@ -157,15 +160,15 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 		limit = min(*a.MaxResults, t.max)
 	}
 	p := searchPath(a.Path)
+	fi, err := t.root.Stat(p)
+	if err != nil {
+		return pathFailure(p, err), nil
+	}
 	dir, err := t.root.Resolve(p)
 	if err != nil {
 		return pathFailure(p, err), nil
 	}
 	rel := t.root.Rel(dir)
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return pathFailure(p, err), nil
-	}
 	if !fi.IsDir() {
 		return tool.Failure("%s is a file, not a directory: set path to a directory, or use file_read to read the file", rel), nil
 	}
@@ -173,14 +176,22 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 	start, ok := t.walkStart(dir, pattern)
 	var files []string
 	truncated := false
+	dropped := 0
 	if ok {
-		err = walkFiles(ctx, t.root, start, t.log, func(found, _ string) error {
-			r, err := filepath.Rel(dir, found)
+		err = t.root.Walk(ctx, start, walkOptions(t.root, t.log), func(e workspace.Entry) error {
+			r, err := filepath.Rel(dir, e.Path)
 			if err != nil {
 				return nil
 			}
-			if doublestar.MatchUnvalidated(pattern, filepath.ToSlash(r)) {
-				files = append(files, t.root.Rel(found))
+			r = filepath.ToSlash(r)
+			if e.Refused != nil {
+				if (e.Dir && couldEnter(pattern, r)) || (!e.Dir && doublestar.MatchUnvalidated(pattern, r)) {
+					dropped++
+				}
+				return nil
+			}
+			if doublestar.MatchUnvalidated(pattern, r) {
+				files = append(files, t.root.Rel(e.Path))
 				if len(files) > limit {
 					return errEnough
 				}
@@ -194,7 +205,7 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 		case ctx.Err() != nil:
 			return tool.Result{}, ctx.Err()
 		case err != nil:
-			return tool.Failure("cannot list %s: %v", where(rel), err), nil
+			return pathFailure(p, err), nil
 		}
 	}
 	sort.Strings(files)
@@ -203,15 +214,18 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 	if data.Files == nil {
 		data.Files = []string{}
 	}
+	data.LeftOut = dropped
+	var text string
 	if len(files) == 0 {
-		return tool.Result{Success: true, Output: tool.Output{
-			Text: fmt.Sprintf("no files match %q in %s", pattern, where(rel)),
-			Data: data,
-		}}, nil
+		text = fmt.Sprintf("no files match %q in %s", pattern, where(rel))
+	} else {
+		text = strings.Join(files, "\n")
 	}
-	text := strings.Join(files, "\n")
 	if truncated {
 		text += fmt.Sprintf("\n\n(showing the first %s; narrow the pattern or set path to a subdirectory)", plural(limit, "match", "matches"))
+	}
+	if dropped > 0 {
+		text += "\n\n(" + leftOut(dropped) + ")"
 	}
 	return tool.Result{Success: true, Output: tool.Output{Text: text, Data: data}}, nil
 }
@@ -219,22 +233,68 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 // walkStart narrows the walk to the pattern's literal leading directories
 // ("src/app" for "src/app/**/*.go"). It falls back to dir when that prefix
 // passes through a symbolic link or .git, which a full walk would not
-// enter either, and reports false when the prefix does not exist.
+// enter either, or is refused by policy, which a full walk reports, and
+// reports false when the prefix does not exist.
 func (t *GlobSearch) walkStart(dir, pattern string) (string, bool) {
 	base, _ := doublestar.SplitPattern(pattern)
 	if base == "." || base == "" || strings.ContainsRune(base, '\\') || slices.Contains(strings.Split(base, "/"), ".git") {
 		return dir, true
 	}
 	cand := filepath.Join(dir, filepath.FromSlash(base))
-	real, err := filepath.EvalSymlinks(cand)
+	real, err := t.root.Resolve(cand)
+	if errors.Is(err, workspace.ErrProtected) || errors.Is(err, workspace.ErrForbidden) {
+		return dir, true
+	}
 	if err != nil {
 		return "", false
 	}
 	if real != cand {
 		return dir, true
 	}
-	if fi, err := os.Stat(cand); err != nil || !fi.IsDir() {
+	if fi, err := t.root.Stat(cand); err != nil || !fi.IsDir() {
 		return "", false
 	}
 	return cand, true
+}
+
+// couldEnter reports whether a pattern could match something below the
+// directory rel (both relative to the searched directory).
+func couldEnter(pattern, rel string) bool {
+	ps := strings.Split(pattern, "/")
+	for i, d := range strings.Split(rel, "/") {
+		if i >= len(ps)-1 {
+			return slices.Contains(ps, "**")
+		}
+		if ps[i] == "**" {
+			return true
+		}
+		if ok, _ := doublestar.Match(ps[i], d); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// leftOut is the note on results that policy removed.
+func leftOut(n int) string {
+	return plural(n, "path", "paths") + " left out: protected or forbidden by policy"
+}
+
+// walkOptions logs what a walk skips.
+func walkOptions(root *workspace.Root, log zerolog.Logger) workspace.WalkOptions {
+	return workspace.WalkOptions{Skipped: func(path string, err error) {
+		log.Debug().Err(err).Str("path", root.Rel(path)).Msg("skipping unreadable entry")
+	}}
+}
+
+// ForProfile returns the tool leaving out the profile's forbidden_paths
+// too.
+func (t *GlobSearch) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	root, err := t.root.WithForbidden(p.ForbiddenPaths)
+	if err != nil {
+		return nil, err
+	}
+	c := *t
+	c.root = root
+	return &c, nil
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/talonhq/talon/tool"
@@ -43,6 +42,7 @@ type ReadFile struct {
 var (
 	_ tool.Tool     = (*ReadFile)(nil)
 	_ tool.Assessor = (*ReadFile)(nil)
+	_ tool.Profiled = (*ReadFile)(nil)
 )
 
 // NewReadFile returns the file_read tool confined to root.
@@ -52,6 +52,17 @@ func NewReadFile(root *workspace.Root, opts ReadFileOptions) *ReadFile {
 		maxBytes = DefaultReadMaxBytes
 	}
 	return &ReadFile{root: root, maxBytes: maxBytes}
+}
+
+// ForProfile returns the tool refusing the profile's forbidden_paths too.
+func (t *ReadFile) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	root, err := t.root.WithForbidden(p.ForbiddenPaths)
+	if err != nil {
+		return nil, err
+	}
+	c := *t
+	c.root = root
+	return &c, nil
 }
 
 const readSchema = `{"type":"object","properties":{` +
@@ -125,14 +136,15 @@ func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 		}
 		limit = *a.Limit
 	}
-	real, err := t.root.Resolve(a.Path)
+	f, err := t.root.Open(a.Path)
 	if err != nil {
 		return pathFailure(a.Path, err), nil
 	}
-	rel := t.root.Rel(real)
-	fi, err := os.Stat(real)
+	defer f.Close()
+	rel := t.root.Rel(f.Name())
+	fi, err := f.Stat()
 	if err != nil {
-		return pathFailure(a.Path, err), nil
+		return tool.Failure("cannot open %s: %v", rel, err), nil
 	}
 	if fi.IsDir() {
 		return tool.Failure("%s is a directory: file_read reads files; use glob_search to list the files in it", rel), nil
@@ -140,11 +152,6 @@ func (t *ReadFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 	if !fi.Mode().IsRegular() {
 		return tool.Failure("%s is not a regular file: file_read reads text files only", rel), nil
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return tool.Failure("cannot open %s: %v", rel, err), nil
-	}
-	defer f.Close()
 	return t.read(ctx, bufio.NewReaderSize(f, 64<<10), fi.Size(), rel, offset, limit)
 }
 

@@ -1,7 +1,10 @@
 package fsx
 
 import (
+	"os"
+
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
 	"github.com/talonhq/talon/workspace"
@@ -13,7 +16,7 @@ func init() {
 			Name: name,
 			Tier: tier,
 			New: func(env toolfactory.Env) (tool.Tool, error) {
-				root, err := workspace.New(env.Workspace)
+				root, err := workspace.Open(env.Workspace, workspace.Options{Protected: protectedFor(env)})
 				if err != nil {
 					return nil, err
 				}
@@ -36,6 +39,17 @@ func init() {
 	register("file_edit", tool.Medium, func(root *workspace.Root, _ limits, _ toolfactory.Env) tool.Tool {
 		return NewEditFile(root, EditFileOptions{})
 	})
+}
+
+// protectedFor returns the protected paths for tools built from env:
+// env.Protected, or, when that is empty, the list [risk.ProtectedPaths]
+// derives from env's config, data directory and the process environment,
+// so a tool is never built without one.
+func protectedFor(env toolfactory.Env) workspace.Protected {
+	if !env.Protected.IsZero() {
+		return env.Protected
+	}
+	return risk.ProtectedPaths(env.Config, env.DataDir, os.Getenv)
 }
 
 // limits are the configurable caps of the file tools.

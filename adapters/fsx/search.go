@@ -10,7 +10,6 @@ import (
 	"os"
 	"regexp"
 	"regexp/syntax"
-	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -65,7 +64,20 @@ type ContentSearch struct {
 var (
 	_ tool.Tool     = (*ContentSearch)(nil)
 	_ tool.Assessor = (*ContentSearch)(nil)
+	_ tool.Profiled = (*ContentSearch)(nil)
 )
+
+// ForProfile returns the tool leaving out the profile's forbidden_paths
+// too.
+func (t *ContentSearch) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	root, err := t.root.WithForbidden(p.ForbiddenPaths)
+	if err != nil {
+		return nil, err
+	}
+	c := *t
+	c.root = root
+	return &c, nil
+}
 
 // NewContentSearch returns the content_search tool confined to root.
 func NewContentSearch(root *workspace.Root, opts ContentSearchOptions) *ContentSearch {
@@ -113,6 +125,9 @@ type ContentSearchData struct {
 	BinaryMatches int `json:"binary_matches,omitempty"`
 	// SkippedLarge counts files over the size cap, which were not read.
 	SkippedLarge int `json:"skipped_large,omitempty"`
+	// LeftOut counts files left out because a protected-path rule or a
+	// forbidden_paths pattern covers them (a directory counts once).
+	LeftOut int `json:"left_out,omitempty"`
 }
 
 type searchArgs struct {
@@ -135,12 +150,6 @@ func (t *ContentSearch) Assess(raw json.RawMessage) (tool.Assessment, error) {
 	return as, nil
 }
 
-// searchFile is one file to search.
-type searchFile struct {
-	rel  string // workspace-relative path where it was found
-	real string // where it lives
-}
-
 // search is the state of one call.
 type search struct {
 	re        *regexp.Regexp
@@ -154,6 +163,7 @@ type search struct {
 	binary    int  // binary files that match
 	sawBinary bool // a binary file was skipped
 	large     int
+	dropped   int // files and directories policy left out
 }
 
 // Execute runs the search.
@@ -196,58 +206,65 @@ func (t *ContentSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.
 	}
 
 	p := searchPath(a.Path)
-	target, err := t.root.Resolve(p)
+	target, err := t.root.Open(p)
 	if err != nil {
 		return pathFailure(p, err), nil
 	}
-	rel := t.root.Rel(target)
-	fi, err := os.Stat(target)
+	rel := t.root.Rel(target.Name())
+	fi, err := target.Stat()
 	if err != nil {
-		return pathFailure(p, err), nil
+		_ = target.Close()
+		return t.walkFailure(ctx, rel, err)
 	}
 	data := ContentSearchData{Pattern: a.Pattern, Path: rel}
 
 	if fi.Mode().IsRegular() {
 		// An explicit file is searched whatever include says, and a file
 		// that cannot be searched is an error rather than a silent skip.
+		defer target.Close()
 		if fi.Size() > t.maxBytes {
 			return tool.Failure("%s is %d bytes, more than the %d bytes content_search reads: use file_read with offset and limit", rel, fi.Size(), t.maxBytes), nil
 		}
-		if _, err := s.searchFile(ctx, searchFile{rel: rel, real: target}); err != nil {
+		if _, err := s.searchFile(ctx, rel, func() (*os.File, error) { return target, nil }); err != nil {
 			return t.walkFailure(ctx, rel, err)
 		}
 		if s.sawBinary {
 			return tool.Failure("%s looks like a binary file: content_search only searches text files", rel), nil
 		}
 	} else if fi.IsDir() {
-		var files []searchFile
-		err := walkFiles(ctx, t.root, target, t.log, func(found, real string) error {
-			r := t.root.Rel(found)
+		_ = target.Close()
+		// The walk visits files in the order of their paths, so the
+		// result limit keeps the first matches in that order.
+		err := t.root.Walk(ctx, p, walkOptions(t.root, t.log), func(e workspace.Entry) error {
+			r := t.root.Rel(e.Path)
+			if e.Refused != nil {
+				if e.Dir || len(include) == 0 || matchesAny(include, r) {
+					s.dropped++
+				}
+				return nil
+			}
 			if len(include) > 0 && !matchesAny(include, r) {
 				return nil
 			}
-			files = append(files, searchFile{rel: r, real: real})
-			return nil
-		})
-		if err != nil {
-			return t.walkFailure(ctx, rel, err)
-		}
-		sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
-		for _, f := range files {
-			done, err := s.searchFile(ctx, f)
+			done, err := s.searchFile(ctx, r, e.Open)
 			if err != nil {
-				return t.walkFailure(ctx, rel, err)
+				return err
 			}
 			if done {
-				break
+				return errEnough
 			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errEnough) {
+			return t.walkFailure(ctx, rel, err)
 		}
 	} else {
+		_ = target.Close()
 		return tool.Failure("%s is not a regular file or directory: give a text file or a directory", rel), nil
 	}
 
 	data.Matches, data.Files, data.Truncated = s.matches, s.files, s.truncated
-	data.BinaryMatches, data.SkippedLarge = s.binary, s.large
+	data.BinaryMatches, data.SkippedLarge, data.LeftOut = s.binary, s.large, s.dropped
 	text := strings.TrimSuffix(s.out.String(), "\n")
 	if s.matches == 0 {
 		text = fmt.Sprintf("no matches for %q in %s", a.Pattern, where(rel))
@@ -264,6 +281,9 @@ func (t *ContentSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.
 	}
 	if s.large > 0 {
 		notes = append(notes, fmt.Sprintf("skipped %s over %d bytes; search them with file_read", plural(s.large, "file", "files"), t.maxBytes))
+	}
+	if s.dropped > 0 {
+		notes = append(notes, leftOut(s.dropped))
 	}
 	for _, n := range notes {
 		text += "\n\n(" + n + ")"
@@ -297,18 +317,21 @@ func unwrapRegexp(err error) string {
 	return err.Error()
 }
 
-// searchFile searches one file and appends its groups to the output. It
-// reports true once the result limit is reached and another match was seen,
-// so the caller can stop.
-func (s *search) searchFile(ctx context.Context, f searchFile) (bool, error) {
+// searchFile searches one file, opened by open, and appends its groups to
+// the output under the name rel. It reports true once the result limit is
+// reached and another match was seen, so the caller can stop.
+func (s *search) searchFile(ctx context.Context, rel string, open func() (*os.File, error)) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return true, err
 	}
-	fh, err := os.Open(f.real)
+	fh, err := open()
 	if err != nil {
 		return false, nil // vanished or unreadable: nothing to report
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false, nil
+	}
 	content, err := io.ReadAll(io.LimitReader(fh, s.maxBytes+1))
 	if err != nil {
 		return false, nil
@@ -344,7 +367,7 @@ func (s *search) searchFile(ctx context.Context, f searchFile) (bool, error) {
 		hits = append(hits, i)
 	}
 	if len(hits) > 0 {
-		s.write(f.rel, lines, hits)
+		s.write(rel, lines, hits)
 	}
 	return s.truncated, nil
 }

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/talonhq/talon/tool"
@@ -33,7 +31,17 @@ type WriteFile struct {
 var (
 	_ tool.Tool     = (*WriteFile)(nil)
 	_ tool.Assessor = (*WriteFile)(nil)
+	_ tool.Profiled = (*WriteFile)(nil)
 )
+
+// ForProfile returns the tool refusing the profile's forbidden_paths too.
+func (t *WriteFile) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	root, err := t.root.WithForbidden(p.ForbiddenPaths)
+	if err != nil {
+		return nil, err
+	}
+	return &WriteFile{root: root}, nil
+}
 
 // NewWriteFile returns the file_write tool confined to root.
 func NewWriteFile(root *workspace.Root, _ WriteFileOptions) *WriteFile {
@@ -88,7 +96,7 @@ func (t *WriteFile) Assess(raw json.RawMessage) (tool.Assessment, error) {
 		return as, nil
 	}
 	what := "new file"
-	if _, err := os.Lstat(target); err == nil {
+	if _, err := t.root.Lstat(target); err == nil {
 		what = "overwrites the existing file"
 	}
 	as.Plan = &tool.Plan{Summary: fmt.Sprintf("write %s to %s (%s)", plural(size, "byte", "bytes"), t.root.Rel(target), what)}
@@ -110,29 +118,11 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resu
 	if a.Content == nil {
 		return tool.Failure("content is required: pass the whole new content of the file (an empty string makes an empty file)"), nil
 	}
-	target, err := t.root.ResolveForWrite(a.Path)
+	real, created, err := t.root.WriteFile(a.Path, []byte(*a.Content), newFileMode)
 	if err != nil {
-		return pathFailure(a.Path, err), nil
+		return writeFailure(t.root, a.Path, err), nil
 	}
-	rel := t.root.Rel(target)
-	created := true
-	if fi, err := os.Stat(target); err == nil {
-		if fi.IsDir() {
-			return tool.Failure("%s is a directory: give the path of a file to write", rel), nil
-		}
-		if !fi.Mode().IsRegular() {
-			return tool.Failure("%s is not a regular file: file_write only writes regular files", rel), nil
-		}
-		created = false
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return writeFailure(rel, err), nil
-	}
-	if err := os.MkdirAll(filepath.Dir(target), newDirMode); err != nil {
-		return writeFailure(rel, err), nil
-	}
-	if err := workspace.WriteFileAtomic(target, []byte(*a.Content), newFileMode); err != nil {
-		return writeFailure(rel, err), nil
-	}
+	rel := t.root.Rel(real)
 	n := len(*a.Content)
 	how := "new file"
 	if !created {
@@ -144,15 +134,35 @@ func (t *WriteFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resu
 	}}, nil
 }
 
-// writeFailure explains why a write did not happen.
-func writeFailure(rel string, err error) tool.Result {
+// writeFailure explains why a write of p did not happen.
+func writeFailure(root *workspace.Root, p string, err error) tool.Result {
+	rel := root.Rel(lexicalPath(root, p))
 	switch {
+	case errors.Is(err, workspace.ErrIsDirectory):
+		return tool.Failure("%s is a directory: give the path of a file to write", rel)
+	case errors.Is(err, workspace.ErrNotRegular):
+		return tool.Failure("%s is not a regular file: file_write and file_edit only write regular files", rel)
 	case errors.Is(err, syscall.ENOTDIR):
 		return tool.Failure("cannot write %s: a parent of it is a file, not a directory; choose another path", rel)
 	case errors.Is(err, fs.ErrPermission):
 		return tool.Failure("cannot write %s: permission denied; the file or its directory is read-only", rel)
 	case errors.Is(err, syscall.ENOSPC):
 		return tool.Failure("cannot write %s: the disk is full", rel)
+	case errors.Is(err, workspace.ErrOutsideWorkspace), errors.Is(err, workspace.ErrEmptyPath),
+		errors.Is(err, workspace.ErrInvalidPath), errors.Is(err, workspace.ErrDanglingLink),
+		errors.Is(err, workspace.ErrProtected), errors.Is(err, workspace.ErrForbidden),
+		errors.Is(err, workspace.ErrTooManyLinks):
+		return tool.Failure("%v", err)
 	}
-	return tool.Failure("cannot write %s: %v", rel, err)
+	return tool.Failure("cannot write %s: %v", rel, stripPathErr(err))
+}
+
+// stripPathErr drops the operation and path of a *fs.PathError, which
+// messages already name.
+func stripPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

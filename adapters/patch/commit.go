@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"syscall"
 )
@@ -35,13 +34,13 @@ func (a *ApplyPatch) commit(files []*vfile) error {
 			return fail(f.rel, err)
 		}
 		done = append(done, step{f.rel, func() error {
-			if err := os.MkdirAll(filepath.Dir(f.real), newDirMode); err != nil {
-				return err
-			}
+			// Writing creates the directories removed after the file.
 			return a.fs.write(f.real, f.orig, f.origPerm)
 		}})
 		for dir := filepath.Dir(f.real); a.root.Contains(dir) && dir != a.root.Dir(); dir = filepath.Dir(dir) {
-			if !emptyDir(dir) || a.fs.remove(dir) != nil {
+			// Removing a directory that is not empty fails, which ends
+			// the climb.
+			if a.fs.remove(dir) != nil {
 				break
 			}
 			done = append(done, step{a.root.Rel(dir), func() error { return a.fs.mkdir(dir, newDirMode) }})
@@ -97,7 +96,7 @@ func (a *ApplyPatch) rollback(done []step) []string {
 func (a *ApplyPatch) mkdirs(dir string) ([]string, error) {
 	var missing []string
 	for d := dir; a.root.Contains(d) && d != a.root.Dir(); d = filepath.Dir(d) {
-		if _, err := os.Lstat(d); err == nil {
+		if _, err := a.root.Lstat(d); err == nil {
 			break
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -112,21 +111,6 @@ func (a *ApplyPatch) mkdirs(dir string) ([]string, error) {
 		created = append(created, missing[i])
 	}
 	return created, nil
-}
-
-// emptyDir reports whether dir is a directory with nothing in it.
-func emptyDir(dir string) bool {
-	f, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	names, err := f.Readdirnames(1)
-	return len(names) == 0 && err != nil
 }
 
 // unwrapPath drops the absolute path of a *fs.PathError: messages name

@@ -20,8 +20,9 @@
 // Every name is checked before anything is read: absolute names, ".."
 // components and names inside .git are refused, and each path is resolved
 // through [workspace.Root], so a symbolic link cannot lead a write outside
-// the workspace. A file that is itself a symbolic link is never deleted or
-// renamed.
+// the workspace, even one swapped in while the patch applies, and a
+// protected path or one a profile forbids is refused naming the rule. A
+// file that is itself a symbolic link is never deleted or renamed.
 //
 // # Applying
 //
@@ -36,7 +37,7 @@
 // # Atomicity
 //
 // Only when every hunk applies are the files written, each replaced
-// atomically with [workspace.WriteFileAtomic], then the deleted files
+// atomically with [workspace.Root.WriteFile], then the deleted files
 // removed. If a write or removal fails midway, the files already changed
 // are restored from the copies read into memory, new files and directories
 // are removed, and the result says so. The guarantee covers failures talon

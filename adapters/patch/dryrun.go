@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"syscall"
 
@@ -235,7 +234,8 @@ func permOf(m fs.FileMode, fallback fs.FileMode) fs.FileMode {
 func (a *ApplyPatch) lookup(d *dryRun, name string) (*vfile, error) {
 	real, err := a.root.ResolveForWrite(name)
 	if err != nil {
-		if errors.Is(err, workspace.ErrOutsideWorkspace) || errors.Is(err, workspace.ErrInvalidPath) {
+		if errors.Is(err, workspace.ErrOutsideWorkspace) || errors.Is(err, workspace.ErrInvalidPath) ||
+			errors.Is(err, workspace.ErrProtected) || errors.Is(err, workspace.ErrForbidden) {
 			return nil, fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 		return nil, err
@@ -244,10 +244,10 @@ func (a *ApplyPatch) lookup(d *dryRun, name string) (*vfile, error) {
 		return vf, nil
 	}
 	vf := &vfile{real: real, rel: a.root.Rel(real)}
-	if fi, err := os.Lstat(filepath.Join(a.root.Dir(), filepath.FromSlash(name))); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+	if fi, err := a.root.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		vf.link = true
 	}
-	fi, err := os.Lstat(real)
+	fi, err := a.root.Lstat(real)
 	switch {
 	case err == nil:
 		switch {
@@ -260,13 +260,13 @@ func (a *ApplyPatch) lookup(d *dryRun, name string) (*vfile, error) {
 		case d.read+fi.Size() > maxTotalBytes:
 			return nil, fmt.Errorf("the files of the patch add up to more than %d bytes: split the patch", maxTotalBytes)
 		}
-		data, err := readAtMost(real, fi.Size(), a.maxBytes)
+		data, perm, err := a.readAtMost(real, a.maxBytes)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read %s: %v", vf.rel, err)
 		}
 		d.read += int64(len(data))
-		vf.origExists, vf.orig, vf.origPerm = true, data, fi.Mode().Perm()
-		vf.exists, vf.data, vf.perm = true, data, fi.Mode().Perm()
+		vf.origExists, vf.orig, vf.origPerm = true, data, perm
+		vf.exists, vf.data, vf.perm = true, data, perm
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 	default:
 		return nil, fmt.Errorf("cannot use %s: %v", vf.rel, err)
@@ -286,7 +286,7 @@ func (a *ApplyPatch) creatable(d *dryRun, f *vfile) error {
 			}
 			continue
 		}
-		fi, err := os.Lstat(dir)
+		fi, err := a.root.Lstat(dir)
 		if err == nil {
 			if !fi.IsDir() {
 				return fmt.Errorf("cannot create %s: %s is not a directory", f.rel, a.root.Rel(dir))
@@ -300,24 +300,31 @@ func (a *ApplyPatch) creatable(d *dryRun, f *vfile) error {
 	return nil
 }
 
-// readAtMost reads a file of about size bytes, failing if it holds more
-// than max bytes.
-func readAtMost(path string, size, max int64) ([]byte, error) {
-	f, err := os.Open(path)
+// readAtMost reads the file real, failing if it holds more than max
+// bytes, and returns its permission bits.
+func (a *ApplyPatch) readAtMost(real string, max int64) ([]byte, fs.FileMode, error) {
+	f, err := a.root.Open(real)
 	if err != nil {
-		return nil, err
+		return nil, 0, unwrapPath(err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, unwrapPath(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, 0, errors.New("it is not a regular file")
+	}
 	var buf bytes.Buffer
-	buf.Grow(int(min(size, max)) + 512)
+	buf.Grow(int(min(fi.Size(), max)) + 512)
 	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, err
+		return nil, 0, unwrapPath(err)
 	}
 	b := buf.Bytes()
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("it grew past %d bytes while being read", max)
+		return nil, 0, fmt.Errorf("it grew past %d bytes while being read", max)
 	}
-	return b, nil
+	return b, fi.Mode().Perm(), nil
 }
 
 // merge folds several sections on one file into one change, keeping the

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -80,6 +79,7 @@ type ApplyPatch struct {
 var (
 	_ tool.Tool     = (*ApplyPatch)(nil)
 	_ tool.Assessor = (*ApplyPatch)(nil)
+	_ tool.Profiled = (*ApplyPatch)(nil)
 )
 
 // fileSystem is what the write phase does to the disk, replaceable in tests
@@ -91,11 +91,19 @@ type fileSystem struct {
 	mkdir  func(path string, perm fs.FileMode) error
 }
 
-var osFileSystem = fileSystem{
-	write:  workspace.WriteFileAtomic,
-	remove: os.Remove,
-	chmod:  os.Chmod,
-	mkdir:  os.Mkdir,
+// rootFileSystem changes files through root: every path is resolved in
+// the workspace's open directory and checked against its protected paths
+// and forbidden patterns again as it is used.
+func rootFileSystem(root *workspace.Root) fileSystem {
+	return fileSystem{
+		write: func(path string, data []byte, perm fs.FileMode) error {
+			_, _, err := root.WriteFile(path, data, perm)
+			return err
+		},
+		remove: root.Remove,
+		chmod:  root.Chmod,
+		mkdir:  root.Mkdir,
+	}
 }
 
 // New returns the apply_patch tool confined to root.
@@ -104,7 +112,16 @@ func New(root *workspace.Root, opts Options) *ApplyPatch {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
-	return &ApplyPatch{root: root, maxBytes: maxBytes, log: opts.Logger, fs: osFileSystem}
+	return &ApplyPatch{root: root, maxBytes: maxBytes, log: opts.Logger, fs: rootFileSystem(root)}
+}
+
+// ForProfile returns the tool refusing the profile's forbidden_paths too.
+func (a *ApplyPatch) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	root, err := a.root.WithForbidden(p.ForbiddenPaths)
+	if err != nil {
+		return nil, err
+	}
+	return &ApplyPatch{root: root, maxBytes: a.maxBytes, log: a.log, fs: rootFileSystem(root)}, nil
 }
 
 var inputSchema = json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{`+

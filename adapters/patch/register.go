@@ -1,6 +1,9 @@
 package patch
 
 import (
+	"os"
+
+	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
 	"github.com/talonhq/talon/workspace"
@@ -11,7 +14,11 @@ func init() {
 		Name: Name,
 		Tier: tool.Medium,
 		New: func(env toolfactory.Env) (tool.Tool, error) {
-			root, err := workspace.New(env.Workspace)
+			prot := env.Protected
+			if prot.IsZero() {
+				prot = risk.ProtectedPaths(env.Config, env.DataDir, os.Getenv)
+			}
+			root, err := workspace.Open(env.Workspace, workspace.Options{Protected: prot})
 			if err != nil {
 				return nil, err
 			}

@@ -1,0 +1,162 @@
+package risk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/workspace"
+)
+
+// ProtectedPaths returns what no tool may read or change in a run with
+// config cfg and data directory dataDir ("" means cfg's): the config file,
+// talon's configuration directory ($XDG_CONFIG_HOME/talon or
+// ~/.config/talon), the data directory (keys, receipts, memory, cron,
+// plugins, sockets), a receipts or plugins directory configured elsewhere,
+// the operator's credential stores under HOME ([workspace.HomeSecrets])
+// and $XDG_CONFIG_HOME, and the repository files no tool may change.
+// getenv reads HOME and XDG_CONFIG_HOME; nil means os.Getenv.
+//
+// The same list protects the file tools (through [workspace.Options]) and
+// the processes talon starts (through the sandbox's deny list), and is
+// what `talon sandbox check` and `talon policy explain` show.
+func ProtectedPaths(cfg *config.Config, dataDir string, getenv func(string) string) workspace.Protected {
+	return workspace.NewProtected(ProtectedLocations(cfg, dataDir, getenv))
+}
+
+// ProtectedLocations are the locations [ProtectedPaths] protects.
+func ProtectedLocations(cfg *config.Config, dataDir string, getenv func(string) string) workspace.Locations {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	abs := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	home := getenv("HOME")
+	if !filepath.IsAbs(home) {
+		home = ""
+	}
+	var loc workspace.Locations
+	loc.Home = home
+	configHome := getenv("XDG_CONFIG_HOME")
+	if filepath.IsAbs(configHome) {
+		loc.ConfigHome = configHome
+		loc.ConfigDirs = append(loc.ConfigDirs, filepath.Join(configHome, "talon"))
+	}
+	if home != "" {
+		loc.ConfigDirs = append(loc.ConfigDirs, filepath.Join(home, ".config", "talon"))
+	}
+	loc.ConfigFile = abs(cfg.Path())
+	if dataDir == "" {
+		dataDir = cfg.DataDir(getenv)
+	}
+	loc.DataDir = abs(dataDir)
+	// Settings that place talon's state elsewhere: relative to the config
+	// file's directory, ~/ for the home directory.
+	place := func(p string) string {
+		switch {
+		case p == "":
+			return ""
+		case p == "~" || strings.HasPrefix(p, "~/"):
+			if home == "" {
+				return ""
+			}
+			return filepath.Join(home, strings.TrimPrefix(p, "~"))
+		case filepath.IsAbs(p):
+			return filepath.Clean(p)
+		case cfg.ConfigDir() != "":
+			return abs(filepath.Join(cfg.ConfigDir(), p))
+		}
+		return ""
+	}
+	if d := place(cfg.Plugins.Dir); d != "" {
+		loc.PluginDirs = append(loc.PluginDirs, d)
+	}
+	if d := place(cfg.Receipts.Path); d != "" {
+		loc.Extra = append(loc.Extra, d)
+	}
+	return loc
+}
+
+// Problem is a forbidden_paths pattern that cannot do what it seems to.
+type Problem struct {
+	// Profile is the risk profile that holds the pattern ("" when checked
+	// alone).
+	Profile string
+	Pattern string
+	Message string
+}
+
+func (p Problem) String() string {
+	if p.Profile == "" {
+		return p.Message
+	}
+	return fmt.Sprintf("risk_profiles.%s: %s", p.Profile, p.Message)
+}
+
+// CheckForbiddenPatterns reports forbidden_paths patterns that can never
+// match what their author meant: a relative pattern that climbs out of the
+// workspace with "..", "~user/" (only "~/" is expanded), a backslash used
+// as a separator, an empty pattern. Patterns that do not compile are load
+// errors ([NewProfile]) and are not repeated here; a pattern naming a
+// file that does not exist yet is fine.
+func CheckForbiddenPatterns(patterns []string) []Problem {
+	var out []Problem
+	add := func(p, format string, args ...any) {
+		out = append(out, Problem{Pattern: p, Message: fmt.Sprintf("forbidden_paths pattern %q ", p) + fmt.Sprintf(format, args...)})
+	}
+	for _, p := range patterns {
+		switch {
+		case strings.TrimSpace(p) == "":
+			add(p, "is empty and matches nothing: remove it")
+			continue
+		case strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/"):
+			add(p, "starts with ~ but not ~/: only ~/ means the home directory, so this is a path relative to the workspace; write ~/... or an absolute path")
+			continue
+		case runtime.GOOS != "windows" && strings.Contains(p, `\`):
+			add(p, `contains a backslash, which escapes the next character in a pattern and never separates directories: use /`)
+			continue
+		}
+		if p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p) {
+			continue
+		}
+		if c := filepath.ToSlash(filepath.Clean(p)); c == ".." || strings.HasPrefix(c, "../") {
+			add(p, "leads out of the workspace with ..: relative patterns are relative to the workspace; write it absolute or with ~/")
+		}
+	}
+	return out
+}
+
+// CheckPolicy runs [CheckForbiddenPatterns] on every profile of cfg, in
+// the order of their names.
+func CheckPolicy(cfg *config.Config) []Problem {
+	if cfg == nil {
+		return nil
+	}
+	names := make([]string, 0, len(cfg.RiskProfiles))
+	for n := range cfg.RiskProfiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []Problem
+	for _, n := range names {
+		for _, pr := range CheckForbiddenPatterns(cfg.RiskProfiles[n].ForbiddenPaths) {
+			pr.Profile = n
+			out = append(out, pr)
+		}
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package workspace
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Pattern is a compiled forbidden_paths pattern.
+type Pattern struct {
+	// Text is the pattern as configured, for messages.
+	Text string
+	// abs is the pattern anchored: absolute, clean, slash-separated.
+	abs string
+	// glob says abs holds glob syntax.
+	glob bool
+}
+
+// CompilePattern anchors a forbidden_paths pattern: "~" and a leading "~/"
+// stand for home ("" means the user's home directory), an absolute pattern
+// stays as it is, and a relative one is relative to the workspace
+// directory ws. The pattern is a doublestar glob ("secrets/**",
+// "**/*.pem"); a pattern without glob syntax names a file or a directory
+// and everything below it.
+//
+// # Errors
+//
+// An empty pattern, a NUL byte, a pattern that does not compile, or a
+// relative pattern when ws is "".
+func CompilePattern(text, ws, home string) (Pattern, error) {
+	anchored, err := AnchorPattern(text, ws, home)
+	if err != nil {
+		return Pattern{}, err
+	}
+	slash := filepath.ToSlash(anchored)
+	if !doublestar.ValidatePattern(slash) {
+		return Pattern{}, fmt.Errorf("forbidden_paths pattern %q does not compile: check its brackets and braces", text)
+	}
+	return Pattern{Text: text, abs: slash, glob: strings.ContainsAny(slash, "*?[{\\")}, nil
+}
+
+// AnchorPattern returns the pattern as an absolute, clean path pattern:
+// see [CompilePattern].
+func AnchorPattern(text, ws, home string) (string, error) {
+	switch {
+	case strings.TrimSpace(text) == "":
+		return "", fmt.Errorf("forbidden_paths pattern %q is empty: remove it or name a path", text)
+	case strings.IndexByte(text, 0) >= 0:
+		return "", fmt.Errorf("forbidden_paths pattern %q contains a NUL byte", text)
+	}
+	p := text
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("forbidden_paths pattern %q: %w; write it absolute", text, err)
+			}
+			home = h
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p), nil
+	}
+	if ws == "" {
+		return "", fmt.Errorf("forbidden_paths pattern %q is relative and the workspace is unknown", text)
+	}
+	return filepath.Join(ws, p), nil
+}
+
+// Match reports whether abs, a clean absolute path, is forbidden: it is
+// the pattern's path or lies below it, or it matches the pattern as a
+// glob.
+func (p Pattern) Match(abs string) bool {
+	s := filepath.ToSlash(abs)
+	if s == p.abs || (strings.HasPrefix(s, p.abs) && (strings.HasSuffix(p.abs, "/") || s[len(p.abs)] == '/')) {
+		return true
+	}
+	if !p.glob {
+		return foldCase && underPath(abs, filepath.FromSlash(p.abs))
+	}
+	if doublestar.MatchUnvalidated(p.abs, s) {
+		return true
+	}
+	// A pattern that matches a directory covers what is below it.
+	for dir := parentDir(s); ; dir = parentDir(dir) {
+		if doublestar.MatchUnvalidated(p.abs, dir) {
+			return true
+		}
+		if dir == "/" {
+			return false
+		}
+	}
+}
+
+// parentDir is path.Dir for a clean absolute slash path.
+func parentDir(s string) string {
+	i := strings.LastIndexByte(s, '/')
+	if i <= 0 {
+		return "/"
+	}
+	return s[:i]
+}
