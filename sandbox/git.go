@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -233,12 +234,20 @@ func hardenGit(st *state, cmd *exec.Cmd) {
 		cmd.Env = env // nothing to read the config with; the fixed settings apply
 		return
 	}
-	found, err := readGitConfig(st, bin, cmd.Dir, inv.loc, env)
+	key := gitCacheKey(st, bin, cmd.Dir, inv.loc, env)
+	if o, ok := gitCacheGet(key); ok {
+		cmd.Env = gitEnv(cmd.Env, o)
+		return
+	}
+	started := time.Now()
+	read, err := readGitConfig(st, bin, cmd.Dir, inv.loc, env)
 	if err != nil {
 		cmd.Err = err
 		return
 	}
-	cmd.Env = gitEnv(cmd.Env, gitFoundOverrides(found))
+	o := gitFoundOverrides(read.entries)
+	gitCachePut(key, o, read.witnesses(bin, cmd.Dir, inv.loc, env), started)
+	cmd.Env = gitEnv(cmd.Env, o)
 }
 
 // isGit reports whether the program at path is git: named git, the same
@@ -543,36 +552,72 @@ type gitConfigEntry struct {
 	scope, origin, key, value string
 }
 
+// gitRead is what a config read found: the entries, and where git's
+// setup put the repository (empty outside one), from GIT_TRACE_SETUP.
+type gitRead struct {
+	entries                    []gitConfigEntry
+	cwd, gitDir, commonDir, wt string
+}
+
 // readGitConfig runs `git config --list --includes` the way the command
 // would find its config: same directory, same repository options, the
 // hardened environment, through the spawner.
-func readGitConfig(st *state, bin, dir string, loc []string, env []string) ([]gitConfigEntry, error) {
+func readGitConfig(st *state, bin, dir string, loc []string, env []string) (gitRead, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), gitProbeTimeout)
 	defer cancel()
 	out := runWith(ctx, Cmd{
 		Argv:      slices.Concat([]string{"git"}, loc, gitProbeTail),
 		Binary:    bin,
 		Dir:       dir,
-		Env:       env,
+		Env:       append(slices.Clone(env), "GIT_TRACE_SETUP=2"),
 		MaxStdout: 8 << 20,
-		MaxStderr: 16 << 10,
+		MaxStderr: 64 << 10,
 		Overflow:  Kill,
 	}, st)
+	read, msg := parseGitSetup(out.Stderr)
 	switch {
 	case out.Err != nil:
-		return nil, fmt.Errorf("%w: reading git's config before it runs: %w", ErrGit, out.Err)
+		return read, fmt.Errorf("%w: reading git's config before it runs: %w", ErrGit, out.Err)
 	case out.Overflowed:
-		return nil, fmt.Errorf("%w: git's config is larger than 8 MiB; shorten it", ErrGit)
+		return read, fmt.Errorf("%w: git's config is larger than 8 MiB; shorten it", ErrGit)
 	case out.TimedOut:
-		return nil, fmt.Errorf("%w: reading git's config took longer than %s; check the files it includes", ErrGit, gitProbeTimeout)
+		return read, fmt.Errorf("%w: reading git's config took longer than %s; check the files it includes", ErrGit, gitProbeTimeout)
 	case out.ExitCode != 0:
-		msg := strings.TrimSpace(out.Stderr)
 		if msg == "" {
 			msg = "no message"
 		}
-		return nil, fmt.Errorf("%w: git could not read its config (exit status %d: %s); fix the config git names, then run it again", ErrGit, out.ExitCode, msg)
+		return read, fmt.Errorf("%w: git could not read its config (exit status %d: %s); fix the config git names, then run it again", ErrGit, out.ExitCode, msg)
 	}
-	return parseGitConfigList(out.Stdout), nil
+	read.entries = parseGitConfigList(out.Stdout)
+	return read, nil
+}
+
+// parseGitSetup takes the "setup: " trace lines out of git's standard
+// error, and returns what is left.
+func parseGitSetup(stderr string) (gitRead, string) {
+	var r gitRead
+	var rest []string
+	for _, line := range strings.Split(stderr, "\n") {
+		i := strings.Index(line, "setup: ")
+		if i < 0 || !strings.Contains(line[:i], "trace.c:") {
+			if strings.TrimSpace(line) != "" {
+				rest = append(rest, line)
+			}
+			continue
+		}
+		name, value, _ := strings.Cut(line[i+len("setup: "):], ": ")
+		switch name {
+		case "cwd":
+			r.cwd = value
+		case "git_dir":
+			r.gitDir = value
+		case "git_common_dir":
+			r.commonDir = value
+		case "worktree":
+			r.wt = value
+		}
+	}
+	return r, strings.Join(rest, "\n")
 }
 
 // parseGitConfigList reads `git config --list --show-scope --show-origin
@@ -685,4 +730,221 @@ func gitTraceInert(v string) bool {
 	}
 	n, err := strconv.Atoi(v)
 	return err == nil && n > 2 && n < 10
+}
+
+// fileID identifies one version of a file; the zero value is a missing
+// file.
+type fileID struct {
+	exists       bool
+	dev, ino     uint64
+	size         int64
+	mode         uint32
+	mtime, ctime int64
+}
+
+// gitWitness is a file a config read depended on, as it was.
+type gitWitness struct {
+	path string
+	id   fileID
+}
+
+// gitCached is a config read's result and the files it depended on.
+type gitCached struct {
+	overrides []gitOverride
+	witnesses []gitWitness
+}
+
+// gitCache keeps the results of recent config reads, so that a git spawn
+// costs one config read only when a file git would read has changed.
+var gitCache struct {
+	mu sync.Mutex
+	m  map[string]gitCached
+}
+
+const (
+	// gitCacheMax bounds the cache; a full cache is emptied.
+	gitCacheMax = 256
+	// gitRacy is how recent a change may be for a result not to be
+	// cached: a file changed within it could change again with the same
+	// times on a file system that keeps coarse ones.
+	gitRacy = 2 * time.Second
+)
+
+// gitCacheKey is everything a config read depends on besides files: the
+// sandbox (which decides what the read can see), git, the directory, the
+// repository options and the environment.
+func gitCacheKey(st *state, bin, dir string, loc, env []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%p\x00%s\x00%s\x00%d\x00", st, bin, dir, len(loc))
+	for _, s := range slices.Concat(loc, env) {
+		b.WriteString(s)
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func gitCacheGet(key string) ([]gitOverride, bool) {
+	if !gitCacheable {
+		return nil, false
+	}
+	gitCache.mu.Lock()
+	c, ok := gitCache.m[key]
+	gitCache.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	for _, w := range c.witnesses {
+		if statID(w.path) != w.id {
+			return nil, false
+		}
+	}
+	return c.overrides, true
+}
+
+// gitCachePut keeps a result unless one of its files (nil: unknown)
+// changed since gitRacy before the read started.
+func gitCachePut(key string, o []gitOverride, paths []string, started time.Time) {
+	if !gitCacheable || paths == nil {
+		return
+	}
+	c := gitCached{overrides: o, witnesses: make([]gitWitness, 0, len(paths))}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if seen[p] {
+			continue
+		}
+		seen[p] = true
+		id := statID(p)
+		if id.exists && (id.ctime > started.Add(-gitRacy).UnixNano() || id.mtime > started.Add(-gitRacy).UnixNano()) {
+			return
+		}
+		c.witnesses = append(c.witnesses, gitWitness{p, id})
+	}
+	gitCache.mu.Lock()
+	defer gitCache.mu.Unlock()
+	if gitCache.m == nil || len(gitCache.m) >= gitCacheMax {
+		gitCache.m = map[string]gitCached{}
+	}
+	gitCache.m[key] = c
+}
+
+// witnesses are the files whose change would change what the read found:
+// git itself; the system and global files; the directories git's
+// discovery looked at on its way to the repository (or to the root); the
+// repository's config, worktree config, commondir and HEAD (for onbranch
+// includes); every file an entry came from; and every file an include
+// names, found or not. nil means the read cannot be cached.
+func (r gitRead) witnesses(bin, dir string, loc, env []string) []string {
+	home := envValue(env, "HOME")
+	xdg := envValue(env, "XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	paths := []string{bin, "/etc/gitconfig"}
+	for _, p := range []string{envValue(env, "GIT_CONFIG_SYSTEM"), envValue(env, "GIT_CONFIG_GLOBAL")} {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if home != "" {
+		paths = append(paths, filepath.Join(home, ".gitconfig"))
+	}
+	if xdg != "" {
+		paths = append(paths, filepath.Join(xdg, "git", "config"))
+	}
+	start := dir
+	if start == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil
+		}
+		start = wd
+	}
+	explicit := envValue(env, "GIT_DIR") != "" || envValue(env, "GIT_COMMON_DIR") != ""
+	for i := 0; i < len(loc); i++ {
+		switch {
+		case loc[i] == "-C" && i+1 < len(loc):
+			i++
+			if loc[i] != "" {
+				start = abs(start, loc[i])
+			}
+		case strings.HasPrefix(loc[i], "--git-dir="):
+			explicit = true
+		}
+	}
+	start, err := filepath.EvalSymlinks(start) // git walks up the physical path
+	if err != nil || !filepath.IsAbs(start) {
+		return nil
+	}
+	cwd := start
+	top := "" // where discovery stopped: the work tree that holds .git, or a bare repository
+	if r.cwd != "" {
+		if !filepath.IsAbs(r.cwd) || strings.ContainsAny(r.cwd+r.gitDir+r.commonDir+r.wt, "\\\"\n") {
+			return nil
+		}
+		cwd = r.cwd
+		gitDir, common := abs(cwd, r.gitDir), abs(cwd, r.commonDir)
+		for _, f := range []string{"config", "config.worktree", "commondir", "HEAD"} {
+			paths = append(paths, filepath.Join(gitDir, f))
+		}
+		paths = append(paths, filepath.Join(common, "config"))
+		top = gitDir
+		if r.wt != "" && r.wt != "(null)" && filepath.Join(r.wt, ".git") == gitDir {
+			top = r.wt
+		}
+	} else if explicit {
+		return nil // git read no repository where one was named
+	}
+	if !explicit {
+		// Discovery: every directory from the start up to the one where
+		// it stopped must stay without .git (or HEAD, for a bare
+		// repository); the one where it stopped keeps its .git.
+		d := filepath.Clean(start)
+		for {
+			paths = append(paths, filepath.Join(d, ".git"), filepath.Join(d, "HEAD"))
+			if d == top {
+				break
+			}
+			up := filepath.Dir(d)
+			if up == d {
+				if top != "" {
+					return nil // the repository is not above the start: not the discovery this follows
+				}
+				break
+			}
+			d = up
+		}
+	}
+	for _, e := range r.entries {
+		origin, ok := strings.CutPrefix(e.origin, "file:")
+		if !ok {
+			continue
+		}
+		origin = abs(cwd, origin)
+		paths = append(paths, origin)
+		k, _ := splitGitKey(e.key)
+		if k.name != "path" || (k.section != "include" || k.hasSub) && k.section != "includeif" {
+			continue
+		}
+		switch v := e.value; {
+		case strings.HasPrefix(v, "~/"):
+			if home == "" {
+				return nil
+			}
+			paths = append(paths, filepath.Join(home, v[2:]))
+		case strings.HasPrefix(v, "~"):
+			return nil // another user's home
+		default:
+			paths = append(paths, abs(filepath.Dir(origin), v))
+		}
+	}
+	return paths
+}
+
+// abs is p relative to dir, cleaned.
+func abs(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
 }

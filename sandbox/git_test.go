@@ -500,3 +500,192 @@ func openTTY(t *testing.T) *os.File {
 	})
 	return follower
 }
+
+// TestGitConfigCache checks that a cached config read is used only while
+// every file it depended on is as it was: each change below, made after
+// the read was cached, makes the next spawn read the config again.
+func TestGitConfigCache(t *testing.T) {
+	if !gitCacheable {
+		t.Skip("config reads are not cached on this system")
+	}
+	bin := needGitBinary(t)
+	missing := func(f *gitFixture) string { return filepath.Join(f.root, "later.cfg") }
+	for _, tc := range []struct {
+		name   string
+		dir    func(f *gitFixture) string
+		before func(t testing.TB, f *gitFixture)
+		change func(t testing.TB, f *gitFixture)
+	}{
+		{name: "the repository config changes", change: func(t testing.TB, f *gitFixture) { f.config(t, "diff.x.textconv", f.evil) }},
+		{name: "the repository config is replaced", change: func(t testing.TB, f *gitFixture) {
+			cfg := filepath.Join(f.repo, ".git", "config")
+			b, err := os.ReadFile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, _ := os.Stat(cfg)
+			gitWrite(t, cfg+".new", string(b)+"[diff \"x\"]\n\ttextconv = "+f.evil+"\n")
+			_ = os.Chtimes(cfg+".new", fi.ModTime(), fi.ModTime())
+			if err := os.Rename(cfg+".new", cfg); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{name: "a missing include appears",
+			before: func(t testing.TB, f *gitFixture) { f.config(t, "include.path", missing(f)) },
+			change: func(t testing.TB, f *gitFixture) { gitWrite(t, missing(f), "[diff \"x\"]\n\ttextconv = "+f.evil+"\n") }},
+		{name: "a missing conditional include appears",
+			before: func(t testing.TB, f *gitFixture) { f.config(t, "includeIf.onbranch:other.path", missing(f)) },
+			change: func(t testing.TB, f *gitFixture) { gitWrite(t, missing(f), "[diff \"x\"]\n\ttextconv = "+f.evil+"\n") }},
+		{name: "HEAD moves (onbranch includes)", change: func(t testing.TB, f *gitFixture) { f.git(t, "checkout", "-q", "-b", "other") }},
+		{name: "a global config appears", change: func(t testing.TB, f *gitFixture) {
+			gitWrite(t, filepath.Join(f.home, ".config", "git", "config"), "[diff \"x\"]\n\ttextconv = "+f.evil+"\n")
+		}},
+		{name: "the global config changes", change: func(t testing.TB, f *gitFixture) {
+			gitWrite(t, filepath.Join(f.home, ".gitconfig"), "[diff \"x\"]\n\ttextconv = "+f.evil+"\n")
+		}},
+		{name: "a repository appears below the old one",
+			dir:    func(f *gitFixture) string { return filepath.Join(f.repo, "sub") },
+			before: func(t testing.TB, f *gitFixture) { gitWrite(t, filepath.Join(f.repo, "sub", "keep"), "") },
+			change: func(t testing.TB, f *gitFixture) {
+				cmd := exec.Command("git", "init", "-q", filepath.Join(f.repo, "sub"))
+				cmd.Env = f.env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v %s", err, out)
+				}
+			}},
+		{name: "a repository appears outside any", dir: func(f *gitFixture) string { return f.home },
+			change: func(t testing.TB, f *gitFixture) {
+				cmd := exec.Command("git", "init", "-q", f.home)
+				cmd.Env = f.env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v %s", err, out)
+				}
+			}},
+		{name: "git's setup moves to a bare repository", dir: func(f *gitFixture) string { return filepath.Join(f.repo, "sub") },
+			before: func(t testing.TB, f *gitFixture) { gitWrite(t, filepath.Join(f.repo, "sub", "keep"), "") },
+			change: func(t testing.TB, f *gitFixture) {
+				gitWrite(t, filepath.Join(f.repo, "sub", "HEAD"), "ref: refs/heads/main\n")
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newGitFixture(t)
+			if tc.before != nil {
+				tc.before(t, f)
+			}
+			dir := f.repo
+			if tc.dir != nil {
+				dir = tc.dir(f)
+			}
+			env := gitEnv(f.env, nil)
+			read, err := readGitConfig(nil, bin, dir, nil, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paths := read.witnesses(bin, dir, nil, env)
+			if paths == nil {
+				t.Fatal("the read cannot be cached")
+			}
+			key := gitCacheKey(nil, bin, dir, nil, env)
+			// A start in the future stands for files older than the racy window.
+			gitCachePut(key, gitFoundOverrides(read.entries), paths, time.Now().Add(time.Hour))
+			if _, ok := gitCacheGet(key); !ok {
+				t.Fatal("the read was not cached")
+			}
+			tc.change(t, f)
+			if _, ok := gitCacheGet(key); ok {
+				t.Errorf("the cached read is still used after %s", tc.name)
+			}
+		})
+	}
+	t.Run("a recent change is not cached", func(t *testing.T) {
+		f := newGitFixture(t)
+		env := gitEnv(f.env, nil)
+		read, err := readGitConfig(nil, bin, f.repo, nil, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := gitCacheKey(nil, bin, f.repo, nil, env)
+		gitCachePut(key, nil, read.witnesses(bin, f.repo, nil, env), time.Now())
+		if _, ok := gitCacheGet(key); ok {
+			t.Error("a read of files changed within the racy window was cached")
+		}
+	})
+}
+
+// BenchmarkGitSpawn measures what hardening costs a git spawn: git status
+// in a small repository started plainly, through the spawner (which first
+// reads the config with a git of its own), and the config read alone.
+func BenchmarkGitSpawn(b *testing.B) {
+	bin := needGitBinary(b)
+	f := newGitFixture(b)
+	prev := active.Load()
+	active.Store(nil)
+	b.Cleanup(func() { active.Store(prev) })
+	time.Sleep(gitRacy + 100*time.Millisecond) // let the fixture's files age past the cache's racy window
+	b.Run("plain", func(b *testing.B) {
+		for b.Loop() {
+			cmd := exec.Command(bin, "status")
+			cmd.Dir, cmd.Env = f.repo, f.env
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("spawner", func(b *testing.B) {
+		for b.Loop() {
+			if out := Run(context.Background(), Cmd{Argv: []string{"git", "status"}, Binary: bin, Dir: f.repo, Env: f.env}); out.ExitCode != 0 || out.Err != nil {
+				b.Fatalf("outcome = %+v", out)
+			}
+		}
+	})
+	b.Run("spawner-uncached", func(b *testing.B) {
+		for b.Loop() {
+			gitCache.mu.Lock()
+			gitCache.m = nil
+			gitCache.mu.Unlock()
+			if out := Run(context.Background(), Cmd{Argv: []string{"git", "status"}, Binary: bin, Dir: f.repo, Env: f.env}); out.ExitCode != 0 || out.Err != nil {
+				b.Fatalf("outcome = %+v", out)
+			}
+		}
+	})
+	b.Run("config-read", func(b *testing.B) {
+		env := gitEnv(f.env, nil)
+		for b.Loop() {
+			if _, err := readGitConfig(nil, bin, f.repo, nil, env); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if landlockABI() < 1 {
+		return
+	}
+	helper, _ := os.Executable()
+	Configure(Policy{Helper: helper, Workspace: f.root, TempRoot: b.TempDir()})
+	defer Cleanup()
+	b.Run("sandboxed-spawner", func(b *testing.B) {
+		for b.Loop() {
+			if out := Run(context.Background(), Cmd{Argv: []string{"git", "status"}, Binary: bin, Dir: f.repo, Env: f.env}); out.ExitCode != 0 || out.Err != nil {
+				b.Fatalf("outcome = %+v", out)
+			}
+		}
+	})
+	b.Run("sandboxed-spawner-uncached", func(b *testing.B) {
+		for b.Loop() {
+			gitCache.mu.Lock()
+			gitCache.m = nil
+			gitCache.mu.Unlock()
+			if out := Run(context.Background(), Cmd{Argv: []string{"git", "status"}, Binary: bin, Dir: f.repo, Env: f.env}); out.ExitCode != 0 || out.Err != nil {
+				b.Fatalf("outcome = %+v", out)
+			}
+		}
+	})
+	b.Run("sandboxed-config-read", func(b *testing.B) {
+		env := gitEnv(f.env, nil)
+		st := active.Load()
+		for b.Loop() {
+			if _, err := readGitConfig(st, bin, f.repo, nil, env); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
