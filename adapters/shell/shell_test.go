@@ -65,6 +65,7 @@ func TestExecute(t *testing.T) {
 	proctest.NeedBins(t, "printf", "sort", "echo", "cat", "ls", "wc", "printenv", "true", "false", "sleep", "sh", "touch")
 	t.Setenv("TALON_TEST_SECRET", "hidden")
 	t.Setenv("TALON_TEST_PASS", "passed")
+	t.Setenv("LANG", "C.UTF-8")
 	tests := []struct {
 		name     string
 		command  string
@@ -90,9 +91,9 @@ func TestExecute(t *testing.T) {
 		{name: "here-string", command: "wc -c <<< abc", success: true, text: "4\n"},
 		{name: "input redirect", command: "echo data > in.txt && cat < in.txt", success: true, text: "data\n"},
 		{name: "missing input file", command: "cat < missing.txt", exit: 1, contains: []string{"missing.txt"}},
-		{name: "assignment reaches child", command: "FOO=bar printenv FOO", success: true, text: "bar\n"},
-		{name: "env -i leaves only assignments", command: "env -i FOO=1 printenv", success: true, text: "FOO=1\n"},
-		{name: "env -u removes", command: "env -u HOME printenv HOME", exit: 1},
+		{name: "assignment reaches child", command: "TZ=Europe/Paris printenv TZ", success: true, text: "Europe/Paris\n"},
+		{name: "env -i leaves only assignments", command: "env -i TZ=UTC printenv", success: true, text: "TZ=UTC\n"},
+		{name: "env -u removes", command: "env -u LANG printenv LANG", exit: 1},
 		{name: "variable not passed through is absent", command: "printenv TALON_TEST_SECRET", exit: 1},
 		{name: "passthrough variable present", command: "printenv TALON_TEST_PASS", success: true, text: "passed\n"},
 		{name: "sh -c runs its commands", command: "sh -c 'echo one; echo two'", success: true, text: "one\ntwo\n"},
@@ -155,7 +156,8 @@ func TestExecuteRefuses(t *testing.T) {
 	}{
 		{name: "not analysable", args: call("echo $(id)"), want: "cannot be analysed, so nothing ran"},
 		{name: "not allowed", opts: Options{AllowedCommands: []string{"ls"}}, args: call("ls; curl x"), want: `"curl" is not allowed by policy`},
-		{name: "forbidden assignment", args: call("LD_PRELOAD=/x.so ls"), want: "setting LD_PRELOAD is refused"},
+		{name: "forbidden assignment", args: call("LD_PRELOAD=/x.so ls"), want: "assigning LD_PRELOAD is not allowed"},
+		{name: "assignment outside the inert list", args: call("FOO=bar ls"), want: "assigning FOO is not allowed"},
 		{name: "missing command", args: json.RawMessage(`{}`), want: "command is required"},
 		{name: "blank command", args: call("   "), want: "command is required"},
 		{name: "command too long", args: call(strings.Repeat("x", MaxCommandBytes+1)), want: "the limit is 16384"},

@@ -3,7 +3,10 @@
 package shellparse
 
 import (
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,16 +14,21 @@ import (
 )
 
 // FuzzAnalyze checks that Analyze never panics, never allows a line it
-// cannot analyse, and that the canonical rendering of a program analyses
-// back to the same program.
+// cannot analyse, that the canonical rendering of a program analyses back
+// to the same program and verdict, and that a line rated low names no word
+// outside its commands' tables.
 func FuzzAnalyze(f *testing.F) {
 	for _, v := range vectors {
 		f.Add(v.line)
 	}
+	for _, v := range grammarVectors {
+		f.Add(v.line)
+	}
 	for _, s := range []string{
-		"a|b|c&&d||e;f", "x=1 y=2 env -i -u z w=3 timeout 1 nice -n -3 ls >/dev/null 2>&1 <a.go",
+		"a|b|c&&d||e;f", "LANG=C TZ=UTC env -i -u LC_ALL LC_CTYPE=C timeout 1 nice -n -3 ls >/dev/null 2>&1 <a.go",
 		"cat <<-'E'\n\t\tx\n\tE\n", "sh -c \"sh -c 'ls | wc -l' | head -1\"", "sed -n -e '1{p;q}' -e '$!d'",
 		"printf '%s\\n' $'\\u2028' \"\\\\\"", "ls {a,b}{c,d}", "find . -name '*[' -o -name ']'",
+		"sort -S 1k --com=sh", "git -C sub log --oneline -- a.go", "uniq -c -- a.go", "date -u +%s",
 	} {
 		f.Add(s)
 	}
@@ -55,5 +63,93 @@ func FuzzAnalyze(f *testing.F) {
 		if again.Tier != an.Tier || again.Allowed != an.Allowed {
 			t.Fatalf("rendering changes the verdict of %q", line)
 		}
+		if an.Tier != tool.Low {
+			return
+		}
+		for _, c := range again.Program.Commands() {
+			if err := understood(c.Argv); err != nil {
+				t.Fatalf("%q is low but %v", line, err)
+			}
+			for _, kv := range c.Assign {
+				if name, _, _ := strings.Cut(kv, "="); !InertVar(name) {
+					t.Fatalf("%q is low but assigns %s", line, name)
+				}
+			}
+		}
 	})
+}
+
+// understood checks a low command against its table, independently of the
+// tier the analysis gave it: every word must be read by the command's
+// grammar as an option that only reads, an operand, or a value.
+func understood(argv []string) error {
+	base := filepath.Base(argv[0])
+	switch base {
+	case "find":
+		if tier, why := classifyFind(argv); tier != tool.Low {
+			return fmt.Errorf("find is not understood: %s", why)
+		}
+		return nil
+	case "sed":
+		return readsOnly(sedGrammar, argv[1:])
+	case "git":
+		return gitUnderstood(argv)
+	}
+	g := grammars[base]
+	if g == nil {
+		return fmt.Errorf("%s has no table", base)
+	}
+	return readsOnly(g, argv[1:])
+}
+
+func readsOnly(g *grammar, args []string) error {
+	if g.lenient {
+		return fmt.Errorf("%s is read leniently and cannot be low", g.cmd)
+	}
+	p := g.parse(args)
+	if p.bad != "" {
+		return fmt.Errorf("%s", p.bad)
+	}
+	for _, u := range p.uses {
+		if u.sp.opt.effect != reads {
+			return fmt.Errorf("%s %s is in its table as %s", g.cmd, u.word, u.sp.opt.reason())
+		}
+		if u.abbreviated() && !g.complete {
+			return fmt.Errorf("%s %s is an abbreviation in an incomplete table", g.cmd, u.word)
+		}
+	}
+	if g.maxOperands >= 0 && len(p.operands) > g.maxOperands {
+		return fmt.Errorf("%s has %d operands", g.cmd, len(p.operands))
+	}
+	return nil
+}
+
+// gitUnderstood skips git's global options and reads the subcommand with
+// its table.
+func gitUnderstood(argv []string) error {
+	i := 1
+	for ; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i++
+		case a == "-c" || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--exec-path") || strings.HasPrefix(a, "--config-env") || a == "-p" || a == "--paginate":
+			return fmt.Errorf("git %s is low", a)
+		case strings.HasPrefix(a, "-"):
+		default:
+			cmds := gitCmds
+			for {
+				c, ok := cmds[argv[i]]
+				if !ok || c.g == nil {
+					return fmt.Errorf("git %s has no table", argv[i])
+				}
+				if c.subs != nil && i+1 < len(argv) && !strings.HasPrefix(argv[i+1], "-") {
+					cmds, i = c.subs, i+1
+					continue
+				}
+				return readsOnly(c.g, argv[i+1:])
+			}
+		}
+	}
+	return nil
 }

@@ -15,7 +15,9 @@ var fakeBins = []string{
 	"stat", "file", "which", "mkdir", "touch", "mv", "cp", "ln", "sed", "awk", "gawk", "xargs",
 	"python", "python3", "node", "perl", "ruby", "php", "lua", "osascript", "make", "npm",
 	"pnpm", "yarn", "cargo", "sudo", "chmod", "dd", "tee", "rg", "[", "true", "false",
-	"bash", "sh", "zsh", "dash", "jq", "whoami", "setsid",
+	"bash", "sh", "zsh", "dash", "jq", "whoami", "setsid", "talon",
+	"seq", "printf", "id", "nproc", "printenv", "sha256sum", "sha1sum", "md5sum", "cksum", "cmp",
+	"comm", "nl", "rev", "test", "basename", "dirname", "realpath", "readlink", "egrep", "fgrep",
 }
 
 // testEnv is a hermetic layout: root/bin holds fake executables and is

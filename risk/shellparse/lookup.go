@@ -15,10 +15,11 @@ import (
 
 // lookup resolves a command name the way execvp would with the analyzer's
 // PATH, except that empty and relative PATH entries are skipped. viaPATH
-// reports a bare name (searched in PATH) rather than a path.
-func (a *Analyzer) lookup(name string) (bin string, viaPATH bool) {
+// reports a bare name (searched in PATH) rather than a path; fi is the
+// binary's file information when it was found.
+func (a *Analyzer) lookup(name string) (bin string, fi os.FileInfo, viaPATH bool) {
 	if name == "" {
-		return "", true
+		return "", nil, true
 	}
 	if strings.ContainsRune(name, '/') {
 		p := name
@@ -26,26 +27,26 @@ func (a *Analyzer) lookup(name string) (bin string, viaPATH bool) {
 			p = filepath.Join(a.dir, p)
 		}
 		p = filepath.Clean(p)
-		if isExecutable(p) {
-			return p, false
+		if fi := statExecutable(p); fi != nil {
+			return p, fi, false
 		}
-		return "", false
+		return "", nil, false
 	}
-	if bin, ok := a.cache.get(name); ok {
-		return bin, true
+	if bin, fi, ok := a.cache.get(name); ok {
+		return bin, fi, true
 	}
 	for _, dir := range filepath.SplitList(a.path) {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		if isExecutable(p) {
+		if fi := statExecutable(p); fi != nil {
 			a.cache.put(name, p)
-			return p, true
+			return p, fi, true
 		}
 	}
 	a.cache.put(name, "")
-	return "", true
+	return "", nil, true
 }
 
 // lookupTTL is how long a PATH lookup is reused. A hit is checked with one
@@ -67,20 +68,24 @@ type lookupEntry struct {
 	when time.Time
 }
 
-func (c *lookupCache) get(name string) (string, bool) {
+func (c *lookupCache) get(name string) (string, os.FileInfo, bool) {
 	if c.ttl <= 0 {
-		return "", false
+		return "", nil, false
 	}
 	c.mu.Lock()
 	e, ok := c.entries[name]
 	c.mu.Unlock()
 	if !ok || time.Since(e.when) > c.ttl {
-		return "", false
+		return "", nil, false
 	}
-	if e.bin != "" && !isExecutable(e.bin) {
-		return "", false
+	if e.bin == "" {
+		return "", nil, true
 	}
-	return e.bin, true
+	fi := statExecutable(e.bin)
+	if fi == nil {
+		return "", nil, false
+	}
+	return e.bin, fi, true
 }
 
 func (c *lookupCache) put(name, bin string) {
@@ -95,9 +100,14 @@ func (c *lookupCache) put(name, bin string) {
 	c.entries[name] = lookupEntry{bin: bin, when: time.Now()}
 }
 
-func isExecutable(p string) bool {
+// statExecutable returns the file information of an executable regular
+// file, or nil.
+func statExecutable(p string) os.FileInfo {
 	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return nil
+	}
+	return fi
 }
 
 // allowlisted applies the allowed_commands patterns. A bare pattern
@@ -155,12 +165,33 @@ func (a *Analyzer) forbiddenName(name string) bool {
 	return false
 }
 
+// isSelf reports a command that runs talon: its name is talon, or its
+// binary is the same file as one of [Options.Self].
+func (a *Analyzer) isSelf(name string, fi os.FileInfo) bool {
+	if filepath.Base(name) == selfName {
+		return true
+	}
+	if fi == nil {
+		return false
+	}
+	for _, s := range a.self {
+		if os.SameFile(fi, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// selfName is the name talon's binary is installed under.
+const selfName = "talon"
+
 // judge resolves a command and decides its allowlist verdict and tier. The
 // allowlist gate comes first: a command outside it is refused whatever its
-// tier.
+// tier. Assigning a variable that is not inert and running talon itself
+// are refused whatever the allowlist says.
 func (a *Analyzer) judge(c *Command) {
 	name := c.Argv[0]
-	bin, viaPATH := a.lookup(name)
+	bin, fi, viaPATH := a.lookup(name)
 	c.Binary = bin
 	var reasons []string
 	allowed := true
@@ -179,11 +210,25 @@ func (a *Analyzer) judge(c *Command) {
 		}
 	}
 	refused := false
+	if a.isSelf(name, fi) {
+		refused = true
+		reasons = append(reasons, fmt.Sprintf("%q runs talon itself: approvals and policy are for people, not for the tools they govern", name))
+	}
 	for _, kv := range c.Assign {
 		n, _, _ := strings.Cut(kv, "=")
-		if a.forbiddenName(n) {
+		switch {
+		case !InertVar(n):
 			refused = true
-			reasons = append(reasons, fmt.Sprintf("setting %s is refused: it changes which programs run or what code they load", n))
+			reasons = append(reasons, fmt.Sprintf("assigning %s is not allowed: talon passes only inert variables (%s) to commands", n, inertList()))
+		case a.forbiddenName(n):
+			refused = true
+			reasons = append(reasons, fmt.Sprintf("assigning %s is refused by policy", n))
+		}
+	}
+	for _, n := range c.Unset {
+		if !InertVar(n) {
+			refused = true
+			reasons = append(reasons, fmt.Sprintf("unsetting %s is not allowed: talon lets a command line change only inert variables (%s)", n, inertList()))
 		}
 	}
 	tier := tool.High

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/talonhq/talon/tool"
 )
 
 // ArgKind is the kind of value a safe bin flag takes.
@@ -110,7 +112,17 @@ func (a *Analyzer) safeBin(c *Command) bool {
 			}
 		}
 	}
-	return sb.accepts(c.Argv[1:], a.dir)
+	if !sb.accepts(c.Argv[1:], a.dir) {
+		return false
+	}
+	// A safe bin that talon has a table for must also be understood by
+	// it: the profile narrows the table, never widens it.
+	if g := grammars[c.Argv[0]]; g != nil {
+		if tier, _ := g.judge(c.Argv); tier != tool.Low {
+			return false
+		}
+	}
+	return true
 }
 
 func (sb SafeBin) accepts(args []string, dir string) bool {

@@ -6,6 +6,15 @@ import (
 	"github.com/talonhq/talon/tool"
 )
 
+// sedGrammar is GNU sed 4.9's options. -i edits files in place and -f
+// reads a program talon cannot see, so both make sed high risk.
+var sedGrammar = spec{cmd: "sed", complete: true, opts: `
+	n|quiet|silent debug e=|expression= f=|file=!x follow-symlinks i=?|in-place=?!w l=|line-length=
+	b|binary z|null-data|zero-terminated posix E|r|regexp-extended s|separate sandbox u|unbuffered
+	help version`,
+	why: map[string]string{"i": "edits files in place", "f": "reads its program from a file"},
+}.compile()
+
 // classifySed: sed is low risk when it edits a stream, and high when it
 // edits files in place (-i in any form), reads its program from a file
 // (-f), takes an option this analysis does not know, or runs a program that
@@ -13,71 +22,18 @@ import (
 // flags of s). Programs are scanned with a small GNU sed parser that treats
 // anything it does not understand as high.
 func classifySed(argv []string) (tool.Tier, string) {
+	p := sedGrammar.parse(argv[1:])
+	if tier, why := sedGrammar.verdict(&p); tier != tool.Low {
+		return tier, why
+	}
 	var scripts []string
-	explicit := false
-	operands := 0
-	for i := 1; i < len(argv); i++ {
-		a := argv[i]
-		switch {
-		case a == "--":
-			operands += len(argv) - i - 1
-			if !explicit && i+1 < len(argv) {
-				scripts = append(scripts, argv[i+1])
-			}
-			i = len(argv)
-		case a == "-" || !strings.HasPrefix(a, "-"):
-			if !explicit && operands == 0 {
-				scripts = append(scripts, a)
-			}
-			operands++
-		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a, "=")
-			switch name {
-			case "--expression":
-				if !hasVal {
-					i++
-					if i >= len(argv) {
-						return high("sed "+a, "option not understood")
-					}
-					val = argv[i]
-				}
-				scripts, explicit = append(scripts, val), true
-			case "--in-place":
-				return high("sed --in-place", "edits files in place")
-			case "--file":
-				return high("sed --file", "reads its program from a file")
-			case "--quiet", "--silent", "--regexp-extended", "--posix", "--sandbox", "--separate",
-				"--unbuffered", "--null-data", "--zero-terminated", "--debug", "--line-length":
-			default:
-				return high("sed "+a, "option not understood")
-			}
-		default:
-			for j := 1; j < len(a); j++ {
-				switch a[j] {
-				case 'n', 'E', 'r', 's', 'u', 'z':
-					continue
-				case 'i':
-					return high("sed -i", "edits files in place")
-				case 'f':
-					return high("sed -f", "reads its program from a file")
-				case 'e', 'l':
-					val := a[j+1:]
-					if val == "" {
-						i++
-						if i >= len(argv) {
-							return high("sed "+a, "option not understood")
-						}
-						val = argv[i]
-					}
-					if a[j] == 'e' {
-						scripts, explicit = append(scripts, val), true
-					}
-				default:
-					return high("sed "+a, "option not understood")
-				}
-				break
-			}
+	for _, u := range p.uses {
+		if u.sp.opt.names[0] == "-e" {
+			scripts = append(scripts, u.value)
 		}
+	}
+	if len(scripts) == 0 && len(p.operands) > 0 {
+		scripts = append(scripts, p.operands[0])
 	}
 	if len(scripts) == 0 {
 		return tool.Low, lowRisk("sed")

@@ -88,9 +88,15 @@ type Options struct {
 	// Home is what ~ expands to. "" means the home directory of this
 	// process's user.
 	Home string
-	// ForbiddenEnv are the variables a line may not assign; a trailing '*'
-	// matches a prefix. Nil means [DefaultForbiddenEnv].
+	// ForbiddenEnv are variables a line may not assign even when they are
+	// inert ([InertVar]; every other variable is refused anyway); a
+	// trailing '*' matches a prefix. Nil means [DefaultForbiddenEnv].
 	ForbiddenEnv []string
+	// Self are the paths of talon's own executable: a command whose
+	// binary is the same file, like any command named talon, is refused.
+	// Nil means the running executable ([os.Executable]); a path that
+	// does not exist is skipped.
+	Self []string
 }
 
 // Analyzer classifies shell lines. It is immutable and safe for concurrent
@@ -101,6 +107,7 @@ type Analyzer struct {
 	paths     []string
 	safe      map[string]SafeBin
 	forbidden []string
+	self      []os.FileInfo
 	path      string
 	dir       string
 	home      string
@@ -171,6 +178,17 @@ func New(opts Options) (*Analyzer, error) {
 		a.forbidden = defaultForbiddenEnv
 	}
 	a.forbidden = slices.Clone(a.forbidden)
+	self := opts.Self
+	if self == nil {
+		if exe, err := os.Executable(); err == nil {
+			self = []string{exe}
+		}
+	}
+	for _, p := range self {
+		if fi, err := os.Stat(p); err == nil {
+			a.self = append(a.self, fi)
+		}
+	}
 	env := []string{"PWD=" + a.dir}
 	if a.home != "" {
 		env = append(env, "HOME="+a.home)

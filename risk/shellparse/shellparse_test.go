@@ -211,7 +211,7 @@ func TestCustomSafeBinsAndForbiddenEnv(t *testing.T) {
 	a, err := New(Options{
 		AllowedCommands: []string{"git"},
 		SafeBins:        map[string]SafeBin{"jq": {Flags: []string{"-r", "-c"}, Operands: 1}},
-		ForbiddenEnv:    []string{"SECRET_*"},
+		ForbiddenEnv:    []string{"SECRET_*", "LANG"},
 		PATH:            env.bin, Dir: env.work, Home: env.home,
 	})
 	must(t, err)
@@ -224,7 +224,10 @@ func TestCustomSafeBinsAndForbiddenEnv(t *testing.T) {
 		{name: "custom safe bin", line: "git log | jq -r .x", tier: tool.Low, allowed: true},
 		{name: "default safe bins replaced", line: "git log | head -5", tier: tool.Low},
 		{name: "custom forbidden prefix", line: "SECRET_TOKEN=x git log", tier: tool.High},
-		{name: "default forbidden list replaced", line: "LD_PRELOAD=x git log", tier: tool.Low, allowed: true},
+		{name: "inert name outside the custom list", line: "TZ=UTC git log", tier: tool.Low, allowed: true},
+		{name: "forbidden list refuses an inert name", line: "LANG=C git log", tier: tool.High},
+		{name: "default forbidden list replaced", line: "LANG=C git log", tier: tool.High},
+		{name: "variables outside the inert list stay refused", line: "LD_PRELOAD=x git log", tier: tool.High},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,7 +245,9 @@ var goldenLines = []string{
 	"ls -la | wc -l",
 	"ls; rm -rf /",
 	"git log --oneline -5 | head -3 && git status",
-	"FOO=1 env -u HOME timeout 5 nice ls -la 2>/dev/null >out.txt",
+	"LC_ALL=C env -u TZ timeout 5 nice ls -la 2>/dev/null >out.txt",
+	"GIT_CONFIG_COUNT=1 git status",
+	"sort --outp=x a.go",
 	"sh -c 'ls | wc -l; echo done' && echo ok",
 	"cat <<EOF | grep -c x\nx \\$y\nEOF\n",
 	"python3 -Sc 'import os'",
