@@ -15,9 +15,10 @@
 // # Message ids
 //
 // A tool's description is tool-<name> with "_" written as "-" (see [ToolID]),
-// its parameters tool-<name>-param-<param> ([ParamID]) and its error texts
-// tool-<name>-error-<slug> ([ErrorID]). A Fluent attribute .attr of message id
-// is looked up as "id.attr".
+// its parameters tool-<name>-param-<param> ([ParamID]), its error texts
+// tool-<name>-error-<slug> ([ErrorID]) and any other text it shows
+// tool-<name>-text-<slug>. A Fluent attribute .attr of message id is looked
+// up as "id.attr".
 //
 // # Fluent subset
 //

@@ -55,6 +55,8 @@ func (r *Runtime) defer_(st *state, view []tool.Spec, opts ViewOptions) []tool.S
 		var b strings.Builder
 		b.WriteString(s.Description)
 		b.WriteString("\n\n")
+		b.WriteString(r.bundle.Localizer(opts.Locale).Message("tool-tool-search-text-loadable", nil))
+		b.WriteString("\n")
 		for _, d := range deferred {
 			fmt.Fprintf(&b, "- %s: %s\n", d.Name, firstSentence(d.Description))
 		}

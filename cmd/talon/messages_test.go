@@ -52,7 +52,7 @@ func TestEveryBuiltinIsDescribed(t *testing.T) {
 			known := false
 			for _, k := range toolfactory.Known() {
 				id := locales.ToolID(k.Name)
-				if e.Key == id || strings.HasPrefix(e.Key, id+"-param-") || strings.HasPrefix(e.Key, id+"-error-") {
+				if e.Key == id || strings.HasPrefix(e.Key, id+"-param-") || strings.HasPrefix(e.Key, id+"-error-") || strings.HasPrefix(e.Key, id+"-text-") {
 					known = true
 				}
 			}
