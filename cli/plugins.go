@@ -510,12 +510,18 @@ plugin from loading until it is trusted again.`,
 			fmt.Fprintf(out, "  plugin.toml sha256  %s\n  entry sha256        %s\n  signature           %s\n", st.ManifestHash, st.EntrySHA256, st.Signature)
 			fmt.Fprintf(out, "  requests            allowed_hosts %s; fs_read %s; fs_write %s; secrets %s; config_read %s\n",
 				list(r.HTTP.AllowedHosts), list(r.FSRead), list(r.FSWrite), list(r.Secrets), list(r.ConfigRead))
-			if !yes && e.io.InTTY {
+			switch {
+			case yes:
+			case e.io.InTTY:
 				fmt.Fprintf(e.io.ErrOut, "trust %s? [y/N] ", st.Name)
 				line, _ := bufio.NewReader(e.io.In).ReadString('\n')
 				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 					return withCode(ExitDenied, errors.New("not trusted"))
 				}
+			default:
+				// Consent is a person's: without a terminal to ask on,
+				// only an explicit --yes records it.
+				return usageErrorf("not trusted: there is no terminal to ask on; review the above and run `talon plugins trust %s --yes`", st.Name)
 			}
 			if err := p.trust.Grant(st.Name, st.ManifestHash); err != nil {
 				return err
@@ -530,7 +536,7 @@ plugin from loading until it is trusted again.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation on a terminal")
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "record consent without asking (needed without a terminal)")
 	return cmd
 }
 

@@ -59,7 +59,7 @@ func TestServePluginTools(t *testing.T) {
 	for _, args := range [][]string{
 		{"plugins", "sign", src},
 		{"plugins", "install", src},
-		{"plugins", "trust", "hello"},
+		{"plugins", "trust", "hello", "--yes"},
 	} {
 		if code, out := s.run(args...); code != 0 {
 			t.Fatalf("talon %v: exit %d\n%s", args, code, out)
