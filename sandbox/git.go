@@ -146,7 +146,10 @@ func gitAliasRuns(v string) bool {
 
 func gitBang(v string) bool { return strings.HasPrefix(strings.TrimLeft(v, " \t"), "!") }
 
-func gitAbsolute(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), "/") }
+func gitAbsolute(v string) bool {
+	v = strings.TrimSpace(v)
+	return strings.HasPrefix(v, "/") && v != GitNoProgram
+}
 
 // GitSettings returns the table of config keys that name programs, in
 // the order the spawner gives them.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package sandbox
 
 import (
@@ -336,6 +338,55 @@ func TestGitRunsNoPlantedProgram(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGitUnderLandlock runs a few cases with the sandbox on, where the
+// config read itself goes through the helper: the planted programs stay
+// off and an ordinary commit still takes the global config's committer.
+func TestGitUnderLandlock(t *testing.T) {
+	needGitBinary(t)
+	if landlockABI() < 1 {
+		t.Skip("no Landlock on this kernel")
+	}
+	run := func(t *testing.T, f *gitFixture, a []string, env []string) Outcome {
+		helper, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := active.Load()
+		Configure(Policy{Helper: helper, Workspace: f.root, TempRoot: t.TempDir()})
+		defer func() {
+			Cleanup()
+			active.Store(prev)
+		}()
+		return Run(context.Background(), Cmd{Argv: a, Dir: f.repo, Env: env, Timeout: 30 * time.Second})
+	}
+	for _, name := range []string{"fsmonitor in .git/config", "GIT_CONFIG_COUNT in the environment", "GIT_EXTERNAL_DIFF in the environment", "diff driver textconv", "shell alias"} {
+		i := slices.IndexFunc(gitCases, func(c gitCase) bool { return c.name == name })
+		c := gitCases[i]
+		t.Run(name, func(t *testing.T) {
+			f := newGitFixture(t)
+			if c.plant != nil {
+				c.plant(t, f)
+			}
+			env := slices.Clone(f.env)
+			if c.env != nil {
+				env = append(env, c.env(f)...)
+			}
+			if out := run(t, f, c.argv(f), env); f.pwned() {
+				t.Errorf("git ran the planted program under the sandbox: %+v", out)
+			}
+		})
+	}
+	t.Run("commit", func(t *testing.T) {
+		f := newGitFixture(t)
+		if out := run(t, f, []string{"git", "commit", "-qam", "sandboxed"}, f.env); out.Err != nil || out.ExitCode != 0 {
+			t.Fatalf("git commit: %+v", out)
+		}
+		if got := strings.TrimSpace(f.git(t, "log", "-1", "--format=%an %s")); got != "Hardened Tester sandboxed" {
+			t.Errorf("the commit is %q", got)
+		}
+	})
 }
 
 // TestGitEveryEntryPoint runs git with a planted fsmonitor and a
@@ -687,5 +738,264 @@ func BenchmarkGitSpawn(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+func TestParseGitArgs(t *testing.T) {
+	env := []string{"SAFE=false", "EVIL=/tmp/evil"}
+	for _, tc := range []struct {
+		name    string
+		argv    []string
+		loc     []string
+		probe   bool
+		refused string
+	}{
+		{name: "plain", argv: []string{"git", "status"}},
+		{name: "repository options", argv: []string{"git", "-C", "a", "--git-dir=b/.git", "--work-tree", "c", "--bare", "-C", "d", "status"},
+			loc: []string{"-C", "a", "--git-dir=b/.git", "--work-tree=c", "--bare", "-C", "d"}},
+		{name: "other global options", argv: []string{"git", "--no-pager", "-p", "--namespace", "x", "--literal-pathspecs", "--exec-path", "log"}},
+		{name: "the spawner's own value", argv: []string{"git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "status"}},
+		{name: "a key that names nothing", argv: []string{"git", "-c", "color.ui=always", "-c", "user.name=x", "log"}},
+		{name: "an ordinary alias", argv: []string{"git", "-c", "alias.st=status", "st"}},
+		{name: "fsmonitor", argv: []string{"git", "-c", "core.fsmonitor=/tmp/evil", "status"}, refused: "core.fsmonitor"},
+		{name: "fsmonitor spelled in capitals", argv: []string{"git", "-c", "CORE.FSMONITOR=/tmp/evil", "status"}, refused: "CORE.FSMONITOR"},
+		{name: "a key alone is true", argv: []string{"git", "-c", "commit.gpgSign", "commit"}, refused: "commit.gpgSign"},
+		{name: "a driver", argv: []string{"git", "-c", "diff.x.textconv=cat", "diff"}, refused: "diff.x.textconv"},
+		{name: "a filter", argv: []string{"git", "-c", "filter.lfs.required=false", "add", "."}, refused: "filter.lfs.required"},
+		{name: "a shell alias", argv: []string{"git", "-c", "alias.x=!sh", "x"}, refused: "alias.x"},
+		{name: "an alias with options", argv: []string{"git", "-c", "alias.x=-c core.pager=less log", "x"}, refused: "alias.x"},
+		{name: "an include", argv: []string{"git", "-c", "include.path=/tmp/x", "status"}, refused: "include.path"},
+		{name: "a conditional include", argv: []string{"git", "-c", "includeIf.gitdir:/.path=/tmp/x", "status"}, refused: "includeIf.gitdir:/.path"},
+		{name: "the file transport", argv: []string{"git", "-c", "protocol.file.allow=always", "fetch", "../x"}, refused: "protocol.file.allow"},
+		{name: "--config-env to a safe value", argv: []string{"git", "--config-env=core.fsmonitor=SAFE", "status"}},
+		{name: "--config-env to a program", argv: []string{"git", "--config-env", "core.fsmonitor=EVIL", "status"}, refused: "core.fsmonitor"},
+		{name: "--exec-path=DIR", argv: []string{"git", "--exec-path=/tmp", "status"}, refused: "--exec-path"},
+		{name: "after the subcommand -c is its own", argv: []string{"git", "grep", "-c", "core.fsmonitor=x"}},
+		{name: "clone --config", argv: []string{"git", "clone", "--config", "filter.x.smudge=evil", "u"}, refused: "filter.x.smudge"},
+		{name: "clone --config=", argv: []string{"git", "clone", "--config=core.hooksPath=h", "u"}, refused: "core.hooksPath"},
+		{name: "clone --conf abbreviated", argv: []string{"git", "clone", "--conf", "core.fsmonitor=x", "u"}, refused: "core.fsmonitor"},
+		{name: "clone -c", argv: []string{"git", "clone", "-c", "core.fsmonitor=x", "u"}, refused: "core.fsmonitor"},
+		{name: "clone -c attached", argv: []string{"git", "clone", "-ccore.fsmonitor=x", "u"}, refused: "core.fsmonitor"},
+		{name: "clone -qc clustered", argv: []string{"git", "clone", "-qc", "core.fsmonitor=x", "u"}, refused: "core.fsmonitor"},
+		{name: "clone -b takes the rest", argv: []string{"git", "clone", "-bc", "u"}},
+		{name: "clone with ordinary config", argv: []string{"git", "clone", "-c", "user.name=x", "u"}},
+		{name: "clone after --", argv: []string{"git", "clone", "--", "-c"}},
+		{name: "the config read", argv: []string{"git", "-C", "x", "config", "--list", "--includes", "--show-scope", "--show-origin", "-z"},
+			loc: []string{"-C", "x"}, probe: true},
+		{name: "not the config read", argv: []string{"git", "config", "--list", "--includes", "--show-scope", "--show-origin", "-z", "x"}},
+		{name: "the config read with -c is not", argv: []string{"git", "-c", "color.ui=never", "config", "--list", "--includes", "--show-scope", "--show-origin", "-z"}},
+		{name: "a helper has no global options", argv: []string{"git-upload-pack", "-c", "core.fsmonitor=x"}},
+		{name: "a dashed builtin has none", argv: []string{"/usr/lib/git-core/git-status", "-c", "x"}},
+		{name: "a missing value", argv: []string{"git", "-c"}},
+		{name: "empty", argv: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv, err := parseGitArgs(tc.argv, env)
+			if tc.refused != "" {
+				if !errors.Is(err, ErrGit) || !strings.Contains(err.Error(), tc.refused) {
+					t.Fatalf("err = %v, want ErrGit naming %q", err, tc.refused)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("err = %v", err)
+			}
+			if !slices.Equal(inv.loc, tc.loc) || inv.probe != tc.probe {
+				t.Errorf("got loc %q probe %v, want %q %v", inv.loc, inv.probe, tc.loc, tc.probe)
+			}
+		})
+	}
+}
+
+func TestMatchGitSetting(t *testing.T) {
+	for _, tc := range []struct {
+		key, want string
+	}{
+		{"core.fsmonitor", "core.fsmonitor"},
+		{"Core.FsMonitor", "core.fsmonitor"},
+		{"diff.x.textconv", "diff.<driver>.textconv"},
+		{"diff.A.B.textconv", "diff.<driver>.textconv"},
+		{"diff.textconv", ""},
+		{"diff.x.binary", ""},
+		{"gpg.openpgp.program", "gpg.openpgp.program"},
+		{"gpg.other.program", "gpg.<format>.program"},
+		{"credential.helper", "credential.helper"},
+		{"credential.https://example.com.helper", "credential.<url>.helper"},
+		{"alias.st", "alias.*"},
+		{"alias.a.b", "alias.*"},
+		{"pager.log", "pager.*"},
+		{"tar.tar.xz.command", "tar.<format>.command"},
+		{"includeif.gitdir:/x/.path", "includeIf.<condition>.path"},
+		{"user.name", ""},
+		{"core", ""},
+		{".x", ""},
+		{"x.", ""},
+	} {
+		s, ok := matchGitSetting(tc.key)
+		if got := map[bool]string{true: s.Key}[ok]; got != tc.want {
+			t.Errorf("matchGitSetting(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestGitSettingsTable keeps the table well formed: every key parses, a
+// key given on every run names no subsection to fill in, a key with a
+// value predicate accepts the table's own value, and no key is twice.
+func TestGitSettingsTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, s := range gitSettings {
+		k, ok := splitGitKey(s.Key)
+		if !ok {
+			t.Errorf("%s does not parse", s.Key)
+		}
+		if s.Always && (strings.Contains(s.Key, "<") || strings.Contains(s.Key, "*")) {
+			t.Errorf("%s is given on every run but names no key", s.Key)
+		}
+		if s.when != nil && s.when(s.Value) {
+			t.Errorf("%s: its own value %q counts as a program", s.Key, s.Value)
+		}
+		if s.Names == "" {
+			t.Errorf("%s says nothing about what it names", s.Key)
+		}
+		if s.coveredBy != "" {
+			if c, ok := matchGitSetting(s.coveredBy); !ok || !c.Always {
+				t.Errorf("%s is covered by %s, which is not given on every run", s.Key, s.coveredBy)
+			}
+		}
+		id := k.section + "." + strings.ToLower(k.sub) + "." + k.name
+		if seen[id] {
+			t.Errorf("%s is in the table twice", s.Key)
+		}
+		seen[id] = true
+		if m, _ := matchGitSetting(s.Key); m.Key != s.Key && !strings.Contains(s.Key, "<") {
+			t.Errorf("%s is shadowed by %s", s.Key, m.Key)
+		}
+	}
+	if got := GitOverrides(); len(got) == 0 || got[0] != "core.fsmonitor=false" {
+		t.Errorf("GitOverrides() = %q", got)
+	}
+}
+
+func TestGitFoundOverrides(t *testing.T) {
+	got := gitFoundOverrides([]gitConfigEntry{
+		{scope: "local", key: "core.fsmonitor", value: "x"},                    // given on every run already
+		{scope: "command", key: "diff.mine.textconv", value: "x"},              // the spawner's own scope
+		{scope: "local", key: "diff.Doc.textconv", value: "x"},                 // the subsection keeps its case
+		{scope: "global", key: "filter.lfs.clean", value: "git-lfs clean %f"},  // the whole group
+		{scope: "global", key: "filter.lfs.required", value: "true"},           // already in the group
+		{scope: "local", key: "alias.st", value: "status"},                     // an ordinary alias
+		{scope: "local", key: "alias.x", value: "!sh"},                         // a shell alias
+		{scope: "local", key: "submodule.s.update", value: "rebase"},           // an ordinary update
+		{scope: "local", key: "remote.origin.uploadpack", value: "evil"},       // covered by the file transport
+		{scope: "local", key: "include.path", value: "x"},                      // followed, not given
+		{scope: "local", key: "pager.log", value: "less"},                      // a pager
+		{scope: "system", key: "credential.https://x.helper", value: "gcloud"}, // one URL's helper
+	})
+	want := []gitOverride{
+		{"diff.Doc.textconv", GitNoProgram},
+		{"filter.lfs.clean", ""}, {"filter.lfs.smudge", ""}, {"filter.lfs.process", ""}, {"filter.lfs.required", "true"},
+		{"alias.x", GitNoProgram},
+		{"pager.log", "false"},
+		{"credential.https://x.helper", ""},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("gitFoundOverrides:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestGitEnv(t *testing.T) {
+	env := gitEnv([]string{
+		"PATH=/usr/bin", "HOME=/h", "GIT_DIR=/r/.git", "GIT_CONFIG_GLOBAL=/g",
+		"GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=x", "GIT_CONFIG_PARAMETERS='a'='b'",
+		"GIT_EXTERNAL_DIFF=x", "GIT_SSH=x", "GIT_SSH_COMMAND=x", "GIT_ASKPASS=x", "GIT_EXEC_PATH=/x", "GIT_ALLOW_PROTOCOL=ext",
+		"GIT_PAGER=less", "GIT_EDITOR=vi", "GIT_SEQUENCE_EDITOR=vi", "GIT_PROXY_COMMAND=x", "GIT_MAN_VIEWER=x",
+		"GIT_TRACE=1", "GIT_TRACE_SETUP=/tmp/file", "GIT_TRACE2_EVENT=af_unix:/s", "GIT_TRACE_PACKET=7", "GIT_TRACE_CURL=true",
+		"NOT_GIT_SSH=kept",
+	}, []gitOverride{{"diff.x.textconv", GitNoProgram}})
+	for _, kv := range []string{
+		"PATH=/usr/bin", "HOME=/h", "GIT_DIR=/r/.git", "GIT_CONFIG_GLOBAL=/g", "NOT_GIT_SSH=kept",
+		"GIT_TRACE=1", "GIT_TRACE_PACKET=7", "GIT_TRACE_CURL=true",
+		"GIT_PAGER=cat", "GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:", "GIT_PROXY_COMMAND=",
+		"GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=false",
+	} {
+		if !slices.Contains(env, kv) {
+			t.Errorf("the child's environment lacks %s", kv)
+		}
+	}
+	n := len(GitOverrides())
+	if envValue(env, "GIT_CONFIG_COUNT") != strconv.Itoa(n+1) || envValue(env, "GIT_CONFIG_KEY_"+strconv.Itoa(n)) != "diff.x.textconv" {
+		t.Errorf("the found setting is not the last of GIT_CONFIG_COUNT=%s", envValue(env, "GIT_CONFIG_COUNT"))
+	}
+	names := map[string]int{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		names[k]++
+		for _, gone := range []string{"GIT_CONFIG_PARAMETERS", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_ALLOW_PROTOCOL", "GIT_MAN_VIEWER", "GIT_TRACE_SETUP", "GIT_TRACE2_EVENT"} {
+			if k == gone {
+				t.Errorf("the child's environment keeps %s=%s", k, v)
+			}
+		}
+	}
+	for k, n := range names {
+		if n > 1 {
+			t.Errorf("%s is in the child's environment %d times", k, n)
+		}
+	}
+}
+
+func TestIsGit(t *testing.T) {
+	bin := needGitBinary(t)
+	dir := t.TempDir()
+	link := filepath.Join(dir, "g")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "git-tool")
+	gitWrite(t, other, "#!/bin/sh\n")
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{bin, true},
+		{link, true}, // the same file as PATH's git
+		{filepath.Join(dir, "git"), true},
+		{"/usr/lib/git-core/git-upload-pack", true},
+		{other, false}, // a program named git-something is not git
+		{"/bin/sh", false},
+	} {
+		if got := isGit(tc.path, nil); got != tc.want {
+			t.Errorf("isGit(%s) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
+
+func FuzzParseGitArgs(f *testing.F) {
+	f.Add("git\x00-c\x00core.fsmonitor=x\x00status")
+	f.Add("git\x00clone\x00-qc\x00alias.x=!y\x00u")
+	f.Add("git\x00--config-env\x00a.b=C\x00-C")
+	f.Fuzz(func(t *testing.T, s string) {
+		if _, err := parseGitArgs(strings.Split(s, "\x00"), []string{"C=!x"}); err != nil && !errors.Is(err, ErrGit) {
+			t.Errorf("error %v is not ErrGit", err)
+		}
+	})
+}
+
+// FuzzParseGitConfigList feeds the config read's parsers what a hostile
+// config could make git print; they must not panic, and every entry's
+// override must be a key the table names.
+func FuzzParseGitConfigList(f *testing.F) {
+	f.Add("local\x00file:.git/config\x00diff.x.textconv\ncat\x00", "12:00 trace.c:1 setup: cwd: /r\n")
+	f.Add("global\x00file:/h/.gitconfig\x00alias.x\n!sh\x00command\x00command line:\x00core.pager\ncat\x00", "")
+	f.Add("\x00\x00\x00", "setup: git_dir: .git")
+	f.Fuzz(func(t *testing.T, out, stderr string) {
+		entries := parseGitConfigList(out)
+		for _, o := range gitFoundOverrides(entries) {
+			if _, ok := matchGitSetting(o.key); !ok {
+				t.Errorf("override %q is not a key of the table", o.key)
+			}
+		}
+		r, _ := parseGitSetup(stderr)
+		r.entries = entries
+		_ = r.witnesses("/usr/bin/git", "/", nil, []string{"HOME=/h"})
 	})
 }
