@@ -22,6 +22,7 @@ import (
 	"github.com/talonhq/talon/locales"
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/receipts"
+	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/runtime"
 	"github.com/talonhq/talon/tool"
 )
@@ -275,6 +276,10 @@ type runtimeOptions struct {
 	// receipts opens the receipt store for writing; commands that only look
 	// (list, explain) leave it closed so they never contend for its lock.
 	receipts bool
+	// runs is set by commands that run tools (serve, tools call): they
+	// refuse a workspace chosen only by where talon was started when it
+	// would reach far more than a project (see checkWorkspace).
+	runs bool
 }
 
 func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
@@ -289,6 +294,11 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	ws, err := e.workspaceDir(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if o.runs {
+		if err := e.checkWorkspace(cfg, ws); err != nil {
+			return nil, err
+		}
 	}
 	e.configureSandbox(cfg, ws)
 	commands, err := commandtool.Load(cfg, commandtool.Options{Workspace: ws, LookupEnv: lookupEnv(e.io), Logger: log})
@@ -328,6 +338,7 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	}
 	rt, err := runtime.New(runtime.Options{
 		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log, Approver: o.approver,
+		Protected: risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv),
 		Receipts: recorder, Tools: tools, Messages: messages,
 	})
 	if err != nil {

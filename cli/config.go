@@ -184,6 +184,9 @@ func checkConfig(cfg *config.Config) ([]string, error) {
 		return nil, err
 	}
 	var warn []string
+	for _, pr := range risk.CheckPolicy(cfg) {
+		warn = append(warn, pr.String())
+	}
 	for _, surface := range []string{catalog.SurfaceChat, catalog.SurfaceCode} {
 		sel, err := catalog.Select(catalog.SelectOptions{Optional: cfg.Tools.Optional, Surface: surface})
 		if err != nil {

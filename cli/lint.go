@@ -273,6 +273,9 @@ func (l *linter) profiles(cfg *config.Config) {
 		if _, err := risk.NewProfile(name, cfg.RiskProfiles[name]); err != nil {
 			l.add(lintError, []string{"risk_profiles", name}, 0, err.Error())
 		}
+		for _, pr := range risk.CheckForbiddenPatterns(cfg.RiskProfiles[name].ForbiddenPaths) {
+			l.add(lintWarning, []string{"risk_profiles", name, "forbidden_paths"}, 0, pr.Message)
+		}
 	}
 }
 

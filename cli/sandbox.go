@@ -4,32 +4,29 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/risk"
 	spawner "github.com/talonhq/talon/sandbox"
+	"github.com/talonhq/talon/workspace"
 )
 
-// homeSecrets are the credential stores under HOME no tool process may
-// reach, whatever the workspace.
-var homeSecrets = []string{
-	".ssh", ".aws", ".config", ".gnupg", ".kube", ".docker", ".netrc",
-	".git-credentials", ".password-store", ".azure", ".terraform.d",
-}
-
 // sandboxPolicy turns [sandbox] and the paths of this run into the
-// spawner's policy. Deny lists the credentials under HOME, the data dir
-// (keys, receipts, the approval socket), the config file and every
-// profile's forbidden_paths.
+// spawner's policy. Deny lists the protected paths the file tools refuse
+// too (risk.ProtectedPaths: the credentials under HOME, the data dir with
+// keys, receipts and the approval socket, the config file) and every
+// profile's forbidden_paths without globs, relative ones taken from the
+// workspace.
 func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
 	s := cfg.Sandbox
 	mode, _ := spawner.ParseMode(s.ModeName()) // validated with the config
 	log, _ := e.logger()
 	home := e.io.getenv("HOME")
-	var deny []string
 	expand := func(p string) string {
 		if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
 			return filepath.Join(home, rest)
@@ -39,24 +36,13 @@ func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
 		}
 		return p
 	}
-	if home != "" {
-		for _, d := range homeSecrets {
-			deny = append(deny, filepath.Join(home, d))
-		}
-	}
-	if x := e.io.getenv("XDG_CONFIG_HOME"); x != "" {
-		deny = append(deny, x)
-	}
-	if d := e.dataDir(cfg); d != "" {
-		deny = append(deny, d)
-	}
-	if p := cfg.Path(); p != "" {
-		deny = append(deny, p)
-	}
+	deny := risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv).Deny()
 	for _, prof := range cfg.RiskProfiles {
 		for _, f := range prof.ForbiddenPaths {
-			if !strings.ContainsAny(f, "*?[") {
-				deny = append(deny, expand(f))
+			if !strings.ContainsAny(f, "*?[{") {
+				if p, err := workspace.AnchorPattern(f, ws, home); err == nil && !slices.Contains(deny, p) {
+					deny = append(deny, p)
+				}
 			}
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
+	"github.com/talonhq/talon/workspace"
 )
 
 var (
@@ -43,6 +44,10 @@ type Options struct {
 	Workspace string
 	// DataDir overrides the configured data directory.
 	DataDir string
+	// Protected lists what no tool may read or change (see
+	// [risk.ProtectedPaths]); the zero value makes the file tools derive
+	// it from the config, the data directory and the environment.
+	Protected workspace.Protected
 	// Locales localizes descriptions; nil loads the embedded messages.
 	Locales *locales.Bundle
 	// Logger receives one structured line per call; the zero value is silent.
@@ -162,10 +167,6 @@ func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, erro
 	if cfg == nil {
 		cfg = config.Default()
 	}
-	policy, err := risk.NewPolicy(cfg)
-	if err != nil {
-		return nil, err
-	}
 	ws := r.opts.Workspace
 	if ws == "" {
 		cwd, err := osGetwd()
@@ -176,9 +177,13 @@ func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, erro
 			return nil, err
 		}
 	}
-	ws, err = resolveDir(ws)
+	ws, err := resolveDir(ws)
 	if err != nil {
 		return nil, fmt.Errorf("workspace: %w", err)
+	}
+	policy, err := risk.NewPolicyWith(cfg, risk.PolicyOptions{Workspace: ws, Home: r.opts.Protected.Home()})
+	if err != nil {
+		return nil, err
 	}
 	dataDir := r.opts.DataDir
 	if dataDir == "" {
@@ -196,7 +201,7 @@ func (r *Runtime) buildWith(cfg *config.Config, tools []tool.Tool) (*state, erro
 	if err != nil {
 		return nil, err
 	}
-	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Config: cfg, Logger: r.log, History: r.history, Caller: r, Discovery: r}
+	env := toolfactory.Env{Workspace: ws, DataDir: dataDir, Protected: r.opts.Protected, Config: cfg, Logger: r.log, History: r.history, Caller: r, Discovery: r}
 	cat, err := catalog.Build(catalog.BuildOptions{Selection: sel, Surface: surface, Env: env, Bundle: r.bundle, Tools: tools})
 	if err != nil {
 		return nil, err
