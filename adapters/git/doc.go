@@ -36,14 +36,18 @@
 // with an environment of PATH, LC_ALL=C, GIT_CONFIG_NOSYSTEM=1,
 // GIT_CONFIG_GLOBAL=/dev/null, GIT_ATTR_NOSYSTEM=1 and
 // GIT_TERMINAL_PROMPT=0 only. The -c settings switch off what a repository's
-// own config could use to run programs or reach a network: hooks
-// (core.hooksPath=/dev/null), the file system monitor (core.fsmonitor),
-// transports (protocol.allow=never), commit signing, automatic gc, and
-// identity guessing (user.useConfigOnly). diff, log and show pass
+// own config could use to run programs or reach a network: every setting of
+// the spawner's table of keys that name programs ([sandbox.GitOverrides]:
+// hooks, the file system monitor, pager, editors, credential helpers,
+// signing, ext:: and local transports), then transports altogether
+// (protocol.allow=never), automatic gc, and identity guessing
+// (user.useConfigOnly). The spawner gives every git it starts the same
+// settings through GIT_CONFIG_COUNT, and switches off the programs the
+// config names by name (drivers, aliases, tools). diff, log and show pass
 // --no-ext-diff and --no-textconv. Filter drivers (and, for stash pop and
-// apply, merge drivers) cannot be switched off by name, so before each
-// operation the tool reads the repository config and refuses to run when
-// one is configured. Paths are workspace-relative, literal (no pathspec
+// apply, merge drivers) would be read wrongly with their programs off, so
+// before each operation the tool reads the repository config and refuses
+// to run when one is configured. Paths are workspace-relative, literal (no pathspec
 // magic or globs) and always follow "--".
 //
 // # Approvals

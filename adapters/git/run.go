@@ -13,21 +13,26 @@ import (
 	"github.com/talonhq/talon/tool"
 )
 
-// safety are the -c settings every command runs with. Command-line
-// settings win over every config file, so a repository's own config cannot
-// turn these back on.
-var safety = []string{
-	"-c", "core.fsmonitor=false", // an fsmonitor hook is a program
-	"-c", "core.hooksPath=/dev/null", // no hook can run
-	"-c", "protocol.allow=never", // no transport, so no remote and no ext::
-	"-c", "submodule.recurse=false",
-	"-c", "commit.gpgSign=false", // gpg.program is a program
-	"-c", "log.showSignature=false",
-	"-c", "gc.auto=0", // no background gc or maintenance processes
-	"-c", "maintenance.auto=false",
-	"-c", "user.useConfigOnly=true", // never guess an identity from the host
-	"-c", "color.ui=false",
-}
+// safety are the -c settings every command runs with: the spawner's
+// settings for config keys that name programs (sandbox.GitOverrides, the
+// one table of them), which the spawner also gives every git it starts,
+// and the tool's own: no transport at all, no submodules, no background
+// gc, no guessed identity, no color. Command-line settings win over every
+// config file, so a repository's own config cannot turn these back on.
+var safety = func() []string {
+	var a []string
+	for _, kv := range sandbox.GitOverrides() {
+		a = append(a, "-c", kv)
+	}
+	return append(a,
+		"-c", "protocol.allow=never", // no transport, so no remote and no ext::
+		"-c", "submodule.recurse=false",
+		"-c", "gc.auto=0", // no background gc or maintenance processes
+		"-c", "maintenance.auto=false",
+		"-c", "user.useConfigOnly=true", // never guess an identity from the host
+		"-c", "color.ui=false",
+	)
+}()
 
 // probePattern selects the config keys checked before each operation: the
 // identity, and settings that name programs git would run and that cannot
