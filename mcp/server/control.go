@@ -28,7 +28,9 @@ import (
 // running server. Each server process listens on its own Unix socket,
 // <data dir>/serve/<pid>.sock, in a directory only the user can enter, so
 // several servers (say, one per editor over stdio) can share a data
-// directory and the file system decides who may answer.
+// directory. The file system decides which user may connect; the peer
+// check (control_peer.go) then refuses every process talon started, so
+// only a person's terminal answers.
 
 // maxSocketPath is the longest socket path every Unix accepts.
 const maxSocketPath = 104
@@ -38,6 +40,10 @@ var (
 	ErrNoServer = errors.New("no running talon serve found")
 	// ErrSocketPath means the data dir is too deep for a Unix socket.
 	ErrSocketPath = errors.New("control socket path too long")
+	// ErrRefusedPeer means the server refused the client because it is
+	// not a person's terminal: talon started it, or the platform cannot
+	// tell who it is.
+	ErrRefusedPeer = errors.New("talon serve refused this process")
 )
 
 // ControlDir is the directory holding the control sockets of the servers
@@ -91,9 +97,23 @@ type Control struct {
 }
 
 // ListenControl serves q on this process's control socket under dataDir.
+// Every connection is checked: a process this server or another talon
+// started (a tool process, or a `talon approvals` run by one) is refused
+// and logged as an attempt, and so is every peer where the platform cannot
+// say which process connected.
+//
+// # Errors
+//
+// It fails when talon cannot describe its own process for that check,
+// leaving the caller without a queue to answer: approvals then fail
+// closed.
 func ListenControl(dataDir string, q *approval.Queue, log zerolog.Logger) (*Control, error) {
 	if dataDir == "" {
 		return nil, errors.New("no data directory: set data_dir or --data-dir so talon approvals can reach this server")
+	}
+	tree, err := newProcTree()
+	if err != nil {
+		return nil, err
 	}
 	dir := ControlDir(dataDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -147,7 +167,7 @@ func ListenControl(dataDir string, q *approval.Queue, log zerolog.Logger) (*Cont
 		w.WriteHeader(http.StatusNoContent)
 	})
 	c := &Control{path: path, ln: ln, done: make(chan struct{}),
-		srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}
+		srv: &http.Server{Handler: onlyPeople(mux, log), ConnContext: peerContext(tree), ReadHeaderTimeout: 5 * time.Second}}
 	go func() {
 		defer close(c.done)
 		_ = c.srv.Serve(ln)
@@ -297,6 +317,12 @@ type notFoundError struct{ msg string }
 
 func (e *notFoundError) Error() string { return e.msg }
 
+// refusedError is the server's refusal, as it worded it.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string        { return e.msg }
+func (e *refusedError) Is(target error) bool { return target == ErrRefusedPeer }
+
 func controlDo(ctx context.Context, path, method, target string, body []byte, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, "http://talon"+target, bytes.NewReader(body))
 	if err != nil {
@@ -320,8 +346,11 @@ func controlDo(ctx context.Context, path, method, target string, body []byte, ou
 		if ce.Error == "" {
 			ce.Error = resp.Status
 		}
-		if resp.StatusCode == http.StatusNotFound {
+		switch resp.StatusCode {
+		case http.StatusNotFound:
 			return &notFoundError{msg: ce.Error}
+		case http.StatusForbidden:
+			return &refusedError{msg: ce.Error}
 		}
 		return errors.New(ce.Error)
 	}
