@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -292,7 +293,50 @@ func check(root *workspace.Root, r rawArgs) (call, error) {
 			return c, fmt.Errorf("%w: restore needs paths: list the files to restore", ErrInvalidArguments)
 		}
 	}
+	given := slices.Clone(r.Paths)
+	if p, ok := refPath(c.ref); ok {
+		// REV:PATH reads a file's content as the revision has it: policy
+		// sees the path as if the file were read.
+		c.abs = append(c.abs, filepath.Join(root.Dir(), filepath.FromSlash(p)))
+		given = append(given, c.ref)
+	}
+	for i, abs := range c.abs {
+		if err := root.Check(given[i], abs, !c.readOnly()); err != nil {
+			return c, fmt.Errorf("%w: %v", ErrRefused, err)
+		}
+	}
 	return c, nil
+}
+
+// refPath returns the path a revision names a file or tree by
+// ("HEAD:notes/a.md", ":notes/a.md", ":2:notes/a.md", "HEAD:" for the
+// top level), relative to the top level of the repository, which is the
+// workspace. A ":/text" search, and colons inside "^{...}", name no path.
+func refPath(ref string) (string, bool) {
+	if ref == "" || strings.HasPrefix(ref, ":/") {
+		return "", false
+	}
+	depth := 0
+	for i := 0; i < len(ref); i++ {
+		switch ref[i] {
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case ':':
+			if depth > 0 {
+				continue
+			}
+			p := ref[i+1:]
+			if i == 0 && len(p) >= 2 && p[0] >= '0' && p[0] <= '3' && p[1] == ':' {
+				p = p[2:] // :STAGE:PATH
+			}
+			return path.Clean("/" + p)[1:], true
+		}
+	}
+	return "", false
 }
 
 // isRemote reports operation names that reach a remote.

@@ -20,8 +20,13 @@
 // Reading operations (status, diff, log, show, branch listing, stash list)
 // are low; local writes (add, commit, checkout, switch, stash
 // push/pop/apply/drop, restore, branch creation) are medium.
-// [Operations.Assess] reports the tier, the paths the call names and a plan
-// whose commands are the exact argument vectors that will run. A ref that
+// [Operations.Assess] reports the tier, the paths the call reads or writes
+// (those after "--", and the file of a REV:PATH revision such as
+// "HEAD:notes/a.md", whose content show prints) and a plan whose commands
+// are the exact argument vectors that will run; policy applies
+// forbidden_paths to those paths. A path the workspace protects or forbids
+// (talon's own files, the operator's secrets, a profile's forbidden_paths)
+// denies the call, as it does for the file tools. A ref that
 // starts with "-" (which git would read as an option such as -c, --exec or
 // --upload-pack), a ref that looks like a remote URL (ext::, scheme://), an
 // invalid branch name, and a path outside the workspace or inside .git deny

@@ -1,6 +1,9 @@
 package git
 
 import (
+	"os"
+
+	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
 	"github.com/talonhq/talon/workspace"
@@ -12,7 +15,11 @@ func init() {
 		Tier:    tool.Low, // every call is assessed; writes are medium
 		PerCall: true,
 		New: func(env toolfactory.Env) (tool.Tool, error) {
-			root, err := workspace.New(env.Workspace)
+			protected := env.Protected
+			if protected.IsZero() {
+				protected = risk.ProtectedPaths(env.Config, env.DataDir, os.Getenv)
+			}
+			root, err := workspace.Open(env.Workspace, workspace.Options{Protected: protected})
 			if err != nil {
 				return nil, err
 			}
