@@ -54,3 +54,58 @@ func ExampleRoot_ResolveForWrite() {
 	// Output:
 	// reports/2024/q1.md: "# Q1\n"
 }
+
+func ExampleRoot_WriteFile() {
+	dir, _ := os.MkdirTemp("", "talon-ws-")
+	defer os.RemoveAll(dir)
+	root, err := workspace.New(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	real, created, err := root.WriteFile("notes/todo.md", []byte("- ship\n"), 0o644)
+	fmt.Println(root.Rel(real), created, err)
+	f, err := root.Open("notes/todo.md")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	b := make([]byte, 64)
+	n, _ := f.Read(b)
+	fmt.Printf("%q\n", b[:n])
+	// Output:
+	// notes/todo.md true <nil>
+	// "- ship\n"
+}
+
+func ExampleNewProtected() {
+	home, _ := os.MkdirTemp("", "talon-home-")
+	defer os.RemoveAll(home)
+	_ = os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	_ = os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"), []byte("key"), 0o600)
+
+	prot := workspace.NewProtected(workspace.Locations{Home: home})
+	root, err := workspace.Open(home, workspace.Options{Protected: prot})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = root.Open(".ssh/id_ed25519")
+	fmt.Println(err)
+	_, _, err = root.WriteFile(".git/hooks/pre-commit", []byte("#!/bin/sh\n"), 0o755)
+	fmt.Println(errors.Is(err, workspace.ErrProtected))
+	// Output:
+	// .ssh/id_ed25519 is protected (operator secrets under ~/.ssh): talon never lets a tool read it
+	// true
+}
+
+func ExampleCompilePattern() {
+	p, err := workspace.CompilePattern("secrets/**", "/srv/app", "/home/me")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Match("/srv/app/secrets/db.txt"), p.Match("/srv/app/src/main.go"))
+	// Output: true false
+}
