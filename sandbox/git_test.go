@@ -999,3 +999,37 @@ func FuzzParseGitConfigList(f *testing.F) {
 		_ = r.witnesses("/usr/bin/git", "/", nil, []string{"HOME=/h"})
 	})
 }
+
+// TestGitDocs keeps the git section of docs/sandbox.md exact: it names
+// every key of the table and every variable the spawner removes or sets.
+func TestGitDocs(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "sandbox.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "\n## git\n")
+	if i < 0 {
+		t.Fatal("docs/sandbox.md has no ## git section")
+	}
+	doc = doc[i+1:]
+	if j := strings.Index(doc[3:], "\n## "); j >= 0 {
+		doc = doc[:j+3]
+	}
+	var want []string
+	for _, s := range gitSettings {
+		want = append(want, "`"+s.Key+"`")
+	}
+	for _, v := range gitEnvRemoved {
+		want = append(want, "`"+v)
+	}
+	for _, kv := range gitEnvSet {
+		want = append(want, "`"+strings.TrimSuffix(kv, "="))
+	}
+	want = append(want, GitNoProgram)
+	for _, w := range want {
+		if !strings.Contains(doc, w) {
+			t.Errorf("the git section of docs/sandbox.md does not name %s", w)
+		}
+	}
+}
