@@ -400,6 +400,13 @@ type Plugins struct {
 	Dir          string `toml:"dir"`
 	// MaxPlugins caps how many plugins load; 0 means the default (32).
 	MaxPlugins int `toml:"max_plugins"`
+	// The ceilings: the most any plugin's [limits] may ask for; 0 means
+	// the defaults below. A manifest over a ceiling is refused; a limit a
+	// manifest leaves out is its default, lowered to the ceiling.
+	MaxMemoryMB    int `toml:"max_memory_mb"`
+	MaxTimeoutMS   int `toml:"max_timeout_ms"`
+	MaxInstances   int `toml:"max_instances"`
+	MaxOutputBytes int `toml:"max_output_bytes"`
 	// Security holds signature checking.
 	Security PluginSecurity `toml:"security"`
 	Entries  []PluginEntry  `toml:"entries"`
@@ -408,12 +415,47 @@ type Plugins struct {
 // DefaultMaxPlugins is max_plugins when unset.
 const DefaultMaxPlugins = 32
 
+// The defaults of the plugin ceilings, and the hard caps a ceiling may not
+// pass: 4096 MiB is all a 32-bit WebAssembly memory can address.
+const (
+	DefaultPluginMaxMemoryMB    = 256
+	DefaultPluginMaxTimeoutMS   = 60000
+	DefaultPluginMaxInstances   = 4
+	DefaultPluginMaxOutputBytes = 4 << 20
+
+	PluginMemoryMBCap    = 4096
+	PluginTimeoutMSCap   = 3600000
+	PluginInstancesCap   = 64
+	PluginOutputBytesCap = 64 << 20
+)
+
 // MaxPluginsValue returns max_plugins, or DefaultMaxPlugins when unset.
-func (p Plugins) MaxPluginsValue() int {
-	if p.MaxPlugins <= 0 {
-		return DefaultMaxPlugins
+func (p Plugins) MaxPluginsValue() int { return positiveOr(p.MaxPlugins, DefaultMaxPlugins) }
+
+// MaxMemoryMBValue returns max_memory_mb, or DefaultPluginMaxMemoryMB.
+func (p Plugins) MaxMemoryMBValue() int { return positiveOr(p.MaxMemoryMB, DefaultPluginMaxMemoryMB) }
+
+// MaxTimeoutMSValue returns max_timeout_ms, or DefaultPluginMaxTimeoutMS.
+func (p Plugins) MaxTimeoutMSValue() int {
+	return positiveOr(p.MaxTimeoutMS, DefaultPluginMaxTimeoutMS)
+}
+
+// MaxInstancesValue returns max_instances, or DefaultPluginMaxInstances.
+func (p Plugins) MaxInstancesValue() int {
+	return positiveOr(p.MaxInstances, DefaultPluginMaxInstances)
+}
+
+// MaxOutputBytesValue returns max_output_bytes, or
+// DefaultPluginMaxOutputBytes.
+func (p Plugins) MaxOutputBytesValue() int {
+	return positiveOr(p.MaxOutputBytes, DefaultPluginMaxOutputBytes)
+}
+
+func positiveOr(v, def int) int {
+	if v <= 0 {
+		return def
 	}
-	return p.MaxPlugins
+	return v
 }
 
 // PluginSecurity is [plugins.security].

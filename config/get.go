@@ -52,6 +52,11 @@ var keyDefaults = map[string]any{
 
 	"plugins.security.signature_mode": SignaturePermissive,
 	"plugins.entries.enabled":         true,
+	"plugins.max_plugins":             DefaultMaxPlugins,
+	"plugins.max_memory_mb":           DefaultPluginMaxMemoryMB,
+	"plugins.max_timeout_ms":          DefaultPluginMaxTimeoutMS,
+	"plugins.max_instances":           DefaultPluginMaxInstances,
+	"plugins.max_output_bytes":        DefaultPluginMaxOutputBytes,
 
 	"sandbox.mode": SandboxAuto,
 }

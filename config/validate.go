@@ -209,6 +209,21 @@ func (c *Config) validatePlugins(v *validator) {
 	v.enum([]string{"plugins", "security", "signature_mode"}, p.Security.SignatureMode,
 		SignatureDisabled, SignaturePermissive, SignatureStrict)
 	v.nonNegative([]string{"plugins", "max_plugins"}, p.MaxPlugins)
+	for _, c := range []struct {
+		key    string
+		v, cap int
+	}{
+		{"max_memory_mb", p.MaxMemoryMB, PluginMemoryMBCap},
+		{"max_timeout_ms", p.MaxTimeoutMS, PluginTimeoutMSCap},
+		{"max_instances", p.MaxInstances, PluginInstancesCap},
+		{"max_output_bytes", p.MaxOutputBytes, PluginOutputBytesCap},
+	} {
+		path := []string{"plugins", c.key}
+		v.nonNegative(path, c.v)
+		if c.v > c.cap {
+			v.fail(path, "%s = %d is more than %d, the most talon allows; use at most %d", formatKey(path), c.v, c.cap, c.cap)
+		}
+	}
 	seen := map[string]bool{}
 	for i, e := range p.Entries {
 		path := []string{"plugins", "entries"}

@@ -67,7 +67,10 @@ func (s *Set) warnf(format string, a ...any) {
 // parses and its name is the directory's; the entry is inside the
 // directory and matches sha256; the signature is acceptable under
 // signature_mode; the operator trusted this exact plugin.toml; its grants
-// resolve; this binary has a host for its kind; the host loads it.
+// resolve; its [limits] are within the [plugins] ceilings (max_memory_mb,
+// max_timeout_ms, max_instances, max_output_bytes); this binary has a
+// host for its kind; the host loads it. Limits the manifest leaves out are
+// handed to the host as their defaults, lowered to the ceilings.
 // enforce_deadline = false is honoured only for a plugin signed with a
 // trusted key.
 //
@@ -148,12 +151,13 @@ func check(opts Options, set *Set) []*Report {
 	return out
 }
 
-// LoadDir loads one plugin directory for `talon plugins test`: consent is
-// not needed, the grants are everything the manifest requests (directories
-// resolved under the workspace; config values from the operator's entry,
-// if any), an entry whose sha256 differs loads with a warning (the
-// developer just rebuilt it), and the signature is not checked. [plugins]
-// enabled is not consulted.
+// LoadDir loads one plugin directory for `talon plugins install`,
+// `inspect` and `test`: consent is not needed, the grants are everything
+// the manifest requests (directories resolved under the workspace; config
+// values from the operator's entry, if any), an entry whose sha256 differs
+// loads with a warning (the developer just rebuilt it), and the signature
+// is not checked. [plugins] enabled is not consulted; its ceilings are: a
+// manifest over one is refused.
 //
 // # Errors
 //
@@ -176,6 +180,9 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Set, error) {
 	}
 	if r.GrantsErr != nil {
 		return nil, r.GrantsErr
+	}
+	if r.LimitsErr != nil {
+		return nil, r.LimitsErr
 	}
 	p, err := start(ctx, r, opts, set)
 	if err != nil {
@@ -278,6 +285,11 @@ func start(ctx context.Context, r *Report, opts Options, set *Set) (*plugin, err
 		return nil, missingHost(r.Name, r.Manifest.Kind)
 	}
 	m := *r.Manifest
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	m.Limits = ceilingsOf(cfg).fill(m.Limits)
 	if !m.Limits.DeadlineEnforced() && r.Signature != manifest.SignedTrusted {
 		set.warnf("plugin %s sets enforce_deadline = false, which only a plugin signed with a trusted key may do; its deadline stays enforced", r.Name)
 		m.Limits.EnforceDeadline = nil

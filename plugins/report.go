@@ -47,6 +47,10 @@ const (
 // ErrNotTrusted is wrapped when a plugin has no current consent.
 var ErrNotTrusted = errors.New("plugin is not trusted")
 
+// ErrOverCeiling is wrapped when a manifest asks for more than a
+// [plugins] ceiling allows.
+var ErrOverCeiling = errors.New("plugin asks for more than the operator's ceiling")
+
 // ErrNoHost is wrapped when this binary was built without the host of a
 // plugin's kind.
 var ErrNoHost = errors.New("no host for this plugin kind")
@@ -83,6 +87,8 @@ type Report struct {
 	Grants    manifest.Grants
 	GrantsErr error
 	TierFloor tool.Tier
+	// LimitsErr says which [plugins] ceilings the manifest's [limits] pass.
+	LimitsErr error
 	// HasHost reports whether this binary can run the plugin's kind.
 	HasHost bool
 	// Tools are the final names of the plugin's tools; only [Load] and
@@ -94,8 +100,8 @@ type Report struct {
 func (r *Report) Attribution() string { return string(r.Manifest.Kind) + "." + r.Name }
 
 // Refusal returns why the loader would not load the plugin, or nil: the
-// entry check, the signature under signature_mode, consent, the grants, and
-// the host, in that order.
+// entry check, the signature under signature_mode, consent, the grants, the
+// [plugins] ceilings, and the host, in that order.
 func (r *Report) Refusal() error {
 	switch {
 	case r.EntryErr != nil:
@@ -107,6 +113,8 @@ func (r *Report) Refusal() error {
 			ErrNotTrusted, r.Name, r.Name, r.Name)
 	case r.GrantsErr != nil:
 		return r.GrantsErr
+	case r.LimitsErr != nil:
+		return r.LimitsErr
 	case !r.HasHost:
 		return missingHost(r.Name, r.Manifest.Kind)
 	}
@@ -211,6 +219,7 @@ func inspect(dir string, opts Options, trust *manifest.Trust, forTest bool) (*Re
 		r.Grants, r.GrantsErr = manifest.ResolveGrants(m, r.Entry, ws)
 	}
 	r.TierFloor = r.Grants.TierFloor()
+	r.LimitsErr = ceilingsOf(cfg).check(m)
 	_, r.HasHost = LookupHost(m.Kind)
 	return r, nil
 }
