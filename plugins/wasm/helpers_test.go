@@ -66,6 +66,10 @@ type fixture struct {
 	grants manifest.Grants
 	sig    manifest.SignatureStatus
 	ws     string
+	// dataDir replaces the shared data directory (for a cold describe
+	// cache); hash is the plugin.toml hash the loader would pass.
+	dataDir string
+	hash    string
 }
 
 // goPlugin builds a Go plugin from testdata or examples.
@@ -94,12 +98,17 @@ func load(t testing.TB, h *Host, f fixture) (plugins.Loaded, *syncBuffer, error)
 		},
 		Dir:       filepath.Dir(f.wasm),
 		EntryPath: f.wasm,
+		Hash:      f.hash,
 		Signature: f.sig,
 		Grants:    f.grants,
 	}
+	dd := dataDir
+	if f.dataDir != "" {
+		dd = f.dataDir
+	}
 	l, err := h.Load(context.Background(), p, plugins.Env{
 		Workspace: f.ws,
-		DataDir:   dataDir,
+		DataDir:   dd,
 		Logger:    zerolog.New(logs).Level(zerolog.DebugLevel),
 	})
 	if err == nil {

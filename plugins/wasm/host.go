@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -49,7 +50,22 @@ type Options struct {
 	// MaxCalls is how many calls an instance serves before it is recycled;
 	// zero means DefaultMaxCalls.
 	MaxCalls int
+	// DescribeTimeout bounds describing a plugin's tools (starting an
+	// instance, talon_abi_version and talon_describe), whatever the
+	// plugin's own timeout; zero means DefaultDescribeTimeout.
+	DescribeTimeout time.Duration
+	// IdleTimeout is how long an instance stays warm in the pool without
+	// a call before it is closed; zero means DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
+
+// DefaultDescribeTimeout is the deadline for describing a plugin's tools.
+// It is short because describing is listing, not work, and because it
+// happens at install and (on a cold cache) while talon starts.
+const DefaultDescribeTimeout = 5 * time.Second
+
+// DefaultIdleTimeout is how long an idle instance is kept warm.
+const DefaultIdleTimeout = time.Minute
 
 // Host runs WASM plugins with wazero. It is safe for concurrent use.
 type Host struct {
@@ -57,6 +73,13 @@ type Host struct {
 
 	mu     sync.Mutex
 	caches map[string]wazero.CompilationCache
+
+	// reclaimer hands closed instances' memory back to the system; one per
+	// host, since the Go heap is one per process.
+	reclaimer *reclaimer
+	// onReap, when set (tests), runs after the idle reaper of any plugin
+	// closed instances and reclaimed their memory, with how many stay idle.
+	onReap func(left int)
 }
 
 var _ plugins.Host = (*Host)(nil)
@@ -69,7 +92,13 @@ func New(o Options) *Host {
 	if o.Secret == nil {
 		o.Secret = os.LookupEnv
 	}
-	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}}
+	if o.DescribeTimeout <= 0 {
+		o.DescribeTimeout = DefaultDescribeTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}, reclaimer: newReclaimer()}
 }
 
 // cache returns the compilation cache for dataDir, shared by every plugin
@@ -98,10 +127,14 @@ func (h *Host) cache(dataDir string) (wazero.CompilationCache, error) {
 	return c, nil
 }
 
-// Load compiles the plugin's module (through the compilation cache),
-// checks its imports and exports, starts one instance, checks its ABI
-// version and asks it to describe its tools. The instance stays warm in
-// the plugin's pool.
+// Load compiles the plugin's module (through the compilation cache) and
+// checks its imports and exports. Its tools come from the describe cache
+// under <DataDir>/cache/wasm-describe when the same module, manifest and
+// granted config were described before; then no guest code runs, and the
+// first call starts an instance. Otherwise Load starts one instance,
+// checks its ABI version and asks it to describe its tools, all within
+// Options.DescribeTimeout, caches the answer and keeps the instance warm
+// in the plugin's pool.
 //
 // # Errors
 //
@@ -184,6 +217,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		return nil, fmt.Errorf("allowed hosts: %w", err)
 	}
 	pl := &plugin{
+		reclaim:   h.reclaimer,
 		attr:      attr,
 		name:      p.Manifest.Name,
 		log:       env.Logger,
@@ -202,8 +236,14 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	if err := pl.instantiateHost(ctx); err != nil {
 		return nil, err
 	}
-	pl.pool = newPool(limits.Instances(), pl.newInstance)
-	if err := pl.describe(ctx); err != nil {
+	pl.pool = newPool(limits.Instances(), h.opts.IdleTimeout, pl.newInstance)
+	pl.pool.afterReap = func(left int) {
+		h.reclaimer.reclaim()
+		if h.onReap != nil {
+			h.onReap(left)
+		}
+	}
+	if err := pl.tooling(ctx, describeKey(p, bin), env.DataDir, h.opts.DescribeTimeout); err != nil {
 		pl.pool.close()
 		return nil, err
 	}

@@ -18,6 +18,7 @@ type instance struct {
 	version                     api.Function
 	out                         *logWriter
 	baseline                    uint32 // memory size after initialization
+	reclaim                     *reclaimer
 	calls                       int
 	pending                     []byte // a host function's response, until take
 	stack                       [2]uint64
@@ -29,7 +30,7 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
 	w := newLogWriter(p.log, p.attr.String())
-	inst := &instance{out: w}
+	inst := &instance{out: w, reclaim: p.reclaim}
 	ctx = withState(ctx, &callState{p: p, inst: inst})
 	mod, err := p.rt.InstantiateModule(ctx, p.compiled, p.moduleConfig(w))
 	if err != nil {
@@ -53,18 +54,32 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 	return inst, nil
 }
 
-// close releases the instance's module.
+// close releases the instance's module and hands its memory to the
+// reclaimer.
 func (i *instance) close(ctx context.Context) {
 	i.out.flush()
+	buf, _ := i.mem.Read(0, i.mem.Size())
 	_ = i.mod.Close(context.WithoutCancel(ctx))
+	// Contexts of past calls (and timers the runtime has yet to drop) may
+	// still point at this instance; without these references its memory
+	// is garbage at once.
+	i.mod, i.mem, i.pending = nil, nil, nil
+	i.alloc, i.free, i.describe, i.call, i.version = nil, nil, nil, nil, nil
+	if i.reclaim != nil {
+		i.reclaim.closed(buf)
+	}
 }
 
-// grown reports whether the instance's memory doubled since it was
-// initialized and by at least 32 MiB: a guest that keeps memory it no
-// longer uses is replaced rather than kept large.
+// maxGrowth is how much an instance's memory may grow past its size after
+// initialization and still go back to the pool.
+const maxGrowth = 32 << 20
+
+// grown reports whether the instance's memory grew by maxGrowth or more
+// since it was initialized: a guest that keeps memory it no longer uses is
+// replaced rather than kept large, so an idle pool holds at most
+// max_instances times (initial size + 32 MiB).
 func (i *instance) grown() bool {
-	size := i.mem.Size()
-	return size > 2*i.baseline && size-i.baseline >= 32<<20
+	return i.mem.Size()-i.baseline >= maxGrowth
 }
 
 // invoke runs talon_call with doc and returns the response document, at

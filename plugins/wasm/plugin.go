@@ -20,6 +20,7 @@ import (
 // plugin is one loaded WASM plugin: its runtime, compiled module, grants
 // and pool of instances.
 type plugin struct {
+	reclaim   *reclaimer
 	attr      tool.Attribution
 	name      string
 	log       zerolog.Logger
@@ -41,46 +42,6 @@ type plugin struct {
 }
 
 var _ plugins.Loaded = (*plugin)(nil)
-
-// describe checks the ABI version and reads the tool list, with a warm
-// instance that then joins the pool.
-func (p *plugin) describe(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
-	defer cancel()
-	inst, err := p.pool.acquire(ctx)
-	if err != nil {
-		return err
-	}
-	keep := false
-	defer func() { p.pool.release(ctx, inst, keep) }()
-	ctx = withState(ctx, &callState{p: p, inst: inst})
-	res, err := inst.version.Call(ctx)
-	if err != nil {
-		return p.guestError(ctx, exportABIVersion, err)
-	}
-	if v := uint32(res[0]); v != manifest.ABIVersion {
-		return fmt.Errorf("%w: talon_abi_version returned %d, this host speaks %d: use a plugin built for ABI v%d", ErrABIVersion, v, manifest.ABIVersion, manifest.ABIVersion)
-	}
-	res, err = inst.describe.Call(ctx)
-	if err != nil {
-		return p.guestError(ctx, exportDescribe, err)
-	}
-	doc, err := inst.read(res[0], maxDescribeBytes)
-	if err != nil {
-		return fmt.Errorf("%s: %w", exportDescribe, err)
-	}
-	inst.release(ctx, uint32(res[0]>>32))
-	described, err := decodeDescribe(doc)
-	if err != nil {
-		return err
-	}
-	for _, d := range described {
-		p.tools = append(p.tools, &wasmTool{p: p, d: d})
-	}
-	inst.out.flush()
-	keep = true
-	return nil
-}
 
 // Tools implements plugins.Loaded.
 func (p *plugin) Tools() []tool.Tool { return append([]tool.Tool(nil), p.tools...) }

@@ -5,18 +5,26 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // pool keeps at most max instances of one plugin: idle ones warm, the
 // rest in use. A slot is held from acquire until the instance is released
 // or, for an instance still running after its caller gave up, until the
-// guest returns; so a plugin never has more than max instances alive.
+// guest returns; so a plugin never has more than max instances alive. An
+// instance left idle for idleTimeout is closed, so a plugin nobody calls
+// holds no instance at all.
 type pool struct {
-	slots chan struct{}
-	make  func(context.Context) (*instance, error)
+	slots       chan struct{}
+	make        func(context.Context) (*instance, error)
+	idleTimeout time.Duration
+	// afterReap runs after each pass of the idle reaper that closed
+	// instances, with how many stay idle.
+	afterReap func(left int)
 
 	mu      sync.Mutex
-	idle    []*instance
+	idle    []idleInstance // oldest first; acquire takes the newest
+	reaper  *time.Timer    // the next pass, when instances are idle
 	closed  bool
 	inUse   int
 	onDrain func() // run once, when closed and no instance is in use
@@ -24,8 +32,14 @@ type pool struct {
 	created atomic.Int64 // instances made so far
 }
 
-func newPool(max int, newInst func(context.Context) (*instance, error)) *pool {
-	return &pool{slots: make(chan struct{}, max), make: newInst}
+// idleInstance is an instance in the pool and when it was returned.
+type idleInstance struct {
+	inst  *instance
+	since time.Time
+}
+
+func newPool(max int, idleTimeout time.Duration, newInst func(context.Context) (*instance, error)) *pool {
+	return &pool{slots: make(chan struct{}, max), make: newInst, idleTimeout: idleTimeout}
 }
 
 // acquire returns a warm instance, or a new one when none is idle and a
@@ -44,7 +58,8 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 	}
 	p.inUse++
 	if n := len(p.idle); n > 0 {
-		inst := p.idle[n-1]
+		inst := p.idle[n-1].inst
+		p.idle[n-1] = idleInstance{}
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
 		return inst, nil
@@ -63,14 +78,66 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 func (p *pool) release(ctx context.Context, inst *instance, keep bool) {
 	p.mu.Lock()
 	if keep && !p.closed {
-		p.idle = append(p.idle, inst)
+		p.idle = append(p.idle, idleInstance{inst: inst, since: time.Now()})
 		p.inUse--
+		if p.reaper == nil && p.idleTimeout > 0 {
+			p.reaper = time.AfterFunc(p.idleTimeout, p.reap)
+		}
 		p.mu.Unlock()
 		<-p.slots
 		return
 	}
 	p.mu.Unlock()
 	p.done(inst, ctx)
+}
+
+// reap closes the instances idle for idleTimeout (or within a tenth of
+// it, so that instances returned together go together), then schedules
+// the next pass for the oldest one left. Instances being closed count as
+// in use, so a shutdown waits for them before closing the runtime.
+func (p *pool) reap() {
+	p.mu.Lock()
+	if p.closed {
+		p.reaper = nil
+		p.mu.Unlock()
+		return
+	}
+	cutoff := time.Now().Add(-(p.idleTimeout - p.idleTimeout/10))
+	var expired []*instance
+	kept := p.idle[:0:0]
+	for _, e := range p.idle {
+		if e.since.After(cutoff) {
+			kept = append(kept, e)
+			continue
+		}
+		expired = append(expired, e.inst)
+	}
+	p.idle = kept
+	p.inUse += len(expired)
+	left := len(kept)
+	p.mu.Unlock()
+
+	for _, inst := range expired {
+		inst.close(context.Background())
+	}
+	if len(expired) > 0 && p.afterReap != nil {
+		p.afterReap(left)
+	}
+
+	p.mu.Lock()
+	p.inUse -= len(expired)
+	p.reaper = nil
+	if !p.closed && len(p.idle) > 0 {
+		p.reaper = time.AfterFunc(time.Until(p.idle[0].since.Add(p.idleTimeout)), p.reap)
+	}
+	var drain func()
+	if p.closed && p.inUse == 0 {
+		drain, p.onDrain = p.onDrain, nil
+	}
+	p.mu.Unlock()
+	if drain != nil {
+		drain()
+	}
 }
 
 // done closes inst (if any), frees its slot, and finishes a pending close
@@ -108,6 +175,9 @@ func (p *pool) shutdown(ctx context.Context, drain func()) {
 		return
 	}
 	p.closed = true
+	if p.reaper != nil {
+		p.reaper.Stop()
+	}
 	idle := p.idle
 	p.idle = nil
 	now := p.inUse == 0
@@ -115,8 +185,8 @@ func (p *pool) shutdown(ctx context.Context, drain func()) {
 		p.onDrain = drain
 	}
 	p.mu.Unlock()
-	for _, inst := range idle {
-		inst.close(ctx)
+	for _, e := range idle {
+		e.inst.close(ctx)
 	}
 	if now && drain != nil {
 		drain()
