@@ -269,7 +269,7 @@ func isGit(path string, env []string) bool {
 	if err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	for _, p := range []string{lookGit(envValue(env, "PATH")), lookGit(os.Getenv("PATH"))} {
+	for _, p := range []string{pathGit(envValue(env, "PATH")), pathGit(os.Getenv("PATH"))} {
 		if p == "" {
 			continue
 		}
@@ -278,6 +278,33 @@ func isGit(path string, env []string) bool {
 		}
 	}
 	return false
+}
+
+// pathGits remembers where git was found in each search path, so that a
+// spawn of another program costs a few stats, not a search of PATH.
+var pathGits struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// pathGit is lookGit remembered: a git that is gone is looked up again.
+func pathGit(pathList string) string {
+	pathGits.mu.Lock()
+	p, ok := pathGits.m[pathList]
+	pathGits.mu.Unlock()
+	if ok {
+		if _, err := os.Stat(p); p == "" || err == nil {
+			return p
+		}
+	}
+	p = lookGit(pathList)
+	pathGits.mu.Lock()
+	defer pathGits.mu.Unlock()
+	if pathGits.m == nil || len(pathGits.m) >= 64 {
+		pathGits.m = map[string]string{}
+	}
+	pathGits.m[pathList] = p
+	return p
 }
 
 // lookGit finds git in a search path, absolute entries only.
