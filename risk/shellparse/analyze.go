@@ -357,10 +357,14 @@ func (w *walker) resolve(fields []string, pattern []bool, ef effects, depth int)
 				w.fail("more than %d wrappers (env, nice, nohup, stdbuf, timeout, time) in front of one command cannot be analysed", MaxWrapperDepth)
 				return nil
 			}
-			rest, ok := unwrap(w, fields[1:], &ef)
+			// A copy whose address is taken only here, so that the
+			// common path does not move ef to the heap.
+			e := ef
+			rest, ok := unwrap(w, fields[1:], &e)
 			if !ok {
 				return nil
 			}
+			ef = e
 			if len(rest) == 0 {
 				w.fail("%s without a command cannot be analysed", base)
 				return nil
@@ -414,7 +418,7 @@ func (w *walker) shellScript(shell string, fields []string, ef effects, depth in
 // command builds and judges one command.
 func (w *walker) command(fields []string, ef effects) Command {
 	c := Command{
-		Argv:      slices.Clone(fields),
+		Argv:      slices.Clip(fields),
 		Assign:    nilIfEmpty(ef.assign),
 		ClearEnv:  ef.clear,
 		Unset:     nilIfEmpty(ef.unset),

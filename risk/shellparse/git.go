@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/talonhq/talon/tool"
@@ -363,19 +364,18 @@ func insideWorkspace(p string) bool {
 
 // gitSub judges one subcommand (or sub-subcommand) and its words.
 func (a *Analyzer) gitSub(cmds map[string]gitCmd, parent, sub string, rest []string, dir string) (tool.Tier, string) {
-	subject := parent + " " + sub
 	c, ok := cmds[sub]
 	if !ok {
 		if parent == "git" {
-			return high(subject, "unknown git subcommand")
+			return high(parent+" "+sub, "unknown git subcommand")
 		}
-		return high(subject, "unknown "+parent+" subcommand")
+		return high(parent+" "+sub, "unknown "+parent+" subcommand")
 	}
 	if c.g == nil {
-		return high(subject, c.why)
+		return high(parent+" "+sub, c.why)
 	}
 	if c.subs != nil && len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		return a.gitSub(c.subs, subject, rest[0], rest[1:], dir)
+		return a.gitSub(c.subs, c.g.cmd, rest[0], rest[1:], dir)
 	}
 	var p parsed
 	if c.g.lenient {
@@ -388,24 +388,21 @@ func (a *Analyzer) gitSub(cmds map[string]gitCmd, parent, sub string, rest []str
 		return tier, why
 	}
 	if c.check != nil {
-		ctier, cwhy := c.check(a, dir, &p)
-		if ctier > tier {
+		if ctier, cwhy := c.check(a, dir, &p); ctier > tier {
 			tier, why = ctier, cwhy
 		}
 	}
 	if c.tier > tier {
-		tier = c.tier
-		why = ""
+		tier, why = c.tier, ""
 	}
-	if why == "" || tier == tool.Low {
-		switch tier {
-		case tool.Low:
-			why = lowRisk(subject)
-		case tool.Medium:
-			why = mediumRisk(subject)
-		default:
-			why = fmt.Sprintf("%q is high risk", subject)
-		}
+	switch {
+	case tier == tool.Low:
+		why = c.g.low
+	case why != "":
+	case tier == tool.Medium:
+		why = mediumRisk(c.g.cmd)
+	default:
+		why = strconv.Quote(c.g.cmd) + " is high risk"
 	}
 	return tier, why
 }
@@ -439,7 +436,7 @@ func (g *grammar) scan(args []string) parsed {
 			if worst == nil {
 				continue
 			}
-			u := use{word: a, as: "--" + name, sp: worst}
+			u := use{word: a, as: a[:2+len(name)], sp: worst}
 			if worst.arg == argRequired && !hasVal && i+1 < len(args) {
 				i++
 				u.value = args[i]
@@ -451,7 +448,7 @@ func (g *grammar) scan(args []string) parsed {
 				if sp == nil || a[j] >= 128 {
 					continue
 				}
-				p.uses = append(p.uses, use{word: a, as: "-" + a[j:j+1], sp: sp})
+				p.uses = append(p.uses, use{word: a, as: dashed(a[j]), sp: sp})
 				if sp.arg == argRequired && j+1 == len(a) && i+1 < len(args) {
 					i++
 					break

@@ -136,6 +136,8 @@ type grammar struct {
 	maxOperands int
 	// operands judges the operands, when set.
 	operands operandCheck
+	// low is the reason of a low verdict, computed once.
+	low string
 }
 
 // spec is the source of a grammar. opts is a list of options separated by
@@ -216,6 +218,7 @@ func (s spec) compile() *grammar {
 		g.opts = append(g.opts, o)
 	}
 	sort.Slice(g.long, func(i, j int) bool { return g.long[i].name < g.long[j].name })
+	g.low = lowRisk(g.cmd)
 	return g
 }
 
@@ -294,6 +297,19 @@ func (g *grammar) parse(args []string) parsed {
 	return p
 }
 
+// dashedLetters are "-a", "-b", ... for every ASCII byte, so reading a
+// short option allocates nothing.
+var dashedLetters [128]string
+
+func init() {
+	for c := range dashedLetters {
+		dashedLetters[c] = "-" + string(rune(c))
+	}
+}
+
+// dashed returns "-" and the letter c (ASCII).
+func dashed(c byte) string { return dashedLetters[c&127] }
+
 // numericSpelling stands for the -NUM of commands that accept it.
 var numericSpelling = &spelling{name: "NUM", opt: &option{names: []string{"-NUM"}}}
 
@@ -305,7 +321,7 @@ func (g *grammar) parseLong(args []string, i int, p *parsed) (int, bool) {
 		p.bad = bad
 		return i, false
 	}
-	u := use{word: a, as: "--" + name, sp: sp, value: val}
+	u := use{word: a, as: a[:2+len(name)], sp: sp, value: val}
 	if u.abbreviated() && !g.complete && sp.opt.effect == reads {
 		p.bad = fmt.Sprintf("%q is not an option talon knows for %s; write %s in full", "--"+name, g.cmd, "--"+sp.name)
 		return i, false
@@ -384,7 +400,7 @@ func (g *grammar) parseShort(args []string, i int, p *parsed) (int, bool) {
 			}
 			return i, false
 		}
-		u := use{word: a, as: "-" + a[j:j+1], sp: sp}
+		u := use{word: a, as: dashed(a[j]), sp: sp}
 		switch sp.arg {
 		case argNone:
 			p.uses = append(p.uses, u)
@@ -448,7 +464,7 @@ func (g *grammar) verdict(p *parsed) (tool.Tier, string) {
 	}
 	switch worst.tier() {
 	case tool.Low:
-		return tool.Low, lowRisk(g.cmd)
+		return tool.Low, g.low
 	default:
 		return worst.tier(), why
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -121,6 +122,9 @@ func (a *Analyzer) allowlisted(name, bin string, viaPATH bool) bool {
 		return true
 	}
 	if viaPATH {
+		if a.bareExact[name] {
+			return true
+		}
 		for _, p := range a.bare {
 			if ok, _ := doublestar.Match(p, name); ok {
 				return true
@@ -236,7 +240,7 @@ func (a *Analyzer) judge(c *Command) {
 	case bin == "":
 	case c.SafeBin:
 		tier = tool.Low
-		reasons = append(reasons, fmt.Sprintf("%q is low risk (safe stdin filter)", name))
+		reasons = append(reasons, strconv.Quote(name)+" is low risk (safe stdin filter)")
 	default:
 		var why string
 		tier, why = a.classify(c.Argv, bin)

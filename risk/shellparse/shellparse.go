@@ -104,6 +104,7 @@ type Options struct {
 type Analyzer struct {
 	allowAll  bool
 	bare      []string
+	bareExact map[string]bool
 	paths     []string
 	safe      map[string]SafeBin
 	forbidden []string
@@ -159,6 +160,11 @@ func New(opts Options) (*Analyzer, error) {
 				return nil, fmt.Errorf("%w %q: a pattern with '/' matches resolved binaries and must be absolute; write the full path", ErrInvalidPattern, p)
 			}
 			a.paths = append(a.paths, p)
+		case !strings.ContainsAny(p, `*?[{\`):
+			if a.bareExact == nil {
+				a.bareExact = make(map[string]bool)
+			}
+			a.bareExact[p] = true
 		default:
 			a.bare = append(a.bare, p)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/talonhq/talon/tool"
@@ -61,10 +62,10 @@ func set(names ...string) map[string]bool {
 	return m
 }
 
-func lowRisk(subject string) string { return fmt.Sprintf("%q is low risk (read-only)", subject) }
+func lowRisk(subject string) string { return strconv.Quote(subject) + " is low risk (read-only)" }
 
 func mediumRisk(subject string) string {
-	return fmt.Sprintf("%q is medium risk (changes local state)", subject)
+	return strconv.Quote(subject) + " is medium risk (changes local state)"
 }
 
 func high(subject, why string) (tool.Tier, string) {

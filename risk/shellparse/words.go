@@ -239,6 +239,7 @@ func plainLit(word *syntax.Word) (string, bool) {
 // the fields that came from a word with glob or brace characters.
 func (w *walker) expandArgs(words []*syntax.Word) (fields []string, pattern []bool, ok bool) {
 	ok = true
+	fields, pattern = make([]string, 0, len(words)), make([]bool, 0, len(words))
 	for _, word := range words {
 		if !w.checkWord(word) || !w.checkTilde(word) {
 			ok = false
