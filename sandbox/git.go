@@ -238,7 +238,7 @@ func hardenGit(st *state, cmd *exec.Cmd) {
 		return
 	}
 	key := gitCacheKey(st, bin, cmd.Dir, inv.loc, env)
-	if o, ok := gitCacheGet(key); ok {
+	if o, ok := gitCacheGet(st, key); ok {
 		cmd.Env = gitEnv(cmd.Env, o)
 		return
 	}
@@ -249,7 +249,7 @@ func hardenGit(st *state, cmd *exec.Cmd) {
 		return
 	}
 	o := gitFoundOverrides(read.entries)
-	gitCachePut(key, o, read.witnesses(bin, cmd.Dir, inv.loc, env), started)
+	gitCachePut(st, key, o, read.witnesses(bin, cmd.Dir, inv.loc, env), started)
 	cmd.Env = gitEnv(cmd.Env, o)
 }
 
@@ -780,6 +780,9 @@ type gitWitness struct {
 
 // gitCached is a config read's result and the files it depended on.
 type gitCached struct {
+	// st is the sandbox the read ran under. Holding it keeps its address,
+	// which is part of the key, from being reused by another.
+	st        *state
 	overrides []gitOverride
 	witnesses []gitWitness
 }
@@ -813,14 +816,14 @@ func gitCacheKey(st *state, bin, dir string, loc, env []string) string {
 	return b.String()
 }
 
-func gitCacheGet(key string) ([]gitOverride, bool) {
+func gitCacheGet(st *state, key string) ([]gitOverride, bool) {
 	if !gitCacheable {
 		return nil, false
 	}
 	gitCache.mu.Lock()
 	c, ok := gitCache.m[key]
 	gitCache.mu.Unlock()
-	if !ok {
+	if !ok || c.st != st {
 		return nil, false
 	}
 	for _, w := range c.witnesses {
@@ -833,11 +836,11 @@ func gitCacheGet(key string) ([]gitOverride, bool) {
 
 // gitCachePut keeps a result unless one of its files (nil: unknown)
 // changed since gitRacy before the read started.
-func gitCachePut(key string, o []gitOverride, paths []string, started time.Time) {
+func gitCachePut(st *state, key string, o []gitOverride, paths []string, started time.Time) {
 	if !gitCacheable || paths == nil {
 		return
 	}
-	c := gitCached{overrides: o, witnesses: make([]gitWitness, 0, len(paths))}
+	c := gitCached{st: st, overrides: o, witnesses: make([]gitWitness, 0, len(paths))}
 	seen := map[string]bool{}
 	for _, p := range paths {
 		if seen[p] {

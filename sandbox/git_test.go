@@ -638,12 +638,12 @@ func TestGitConfigCache(t *testing.T) {
 			}
 			key := gitCacheKey(nil, bin, dir, nil, env)
 			// A start in the future stands for files older than the racy window.
-			gitCachePut(key, gitFoundOverrides(read.entries), paths, time.Now().Add(time.Hour))
-			if _, ok := gitCacheGet(key); !ok {
+			gitCachePut(nil, key, gitFoundOverrides(read.entries), paths, time.Now().Add(time.Hour))
+			if _, ok := gitCacheGet(nil, key); !ok {
 				t.Fatal("the read was not cached")
 			}
 			tc.change(t, f)
-			if _, ok := gitCacheGet(key); ok {
+			if _, ok := gitCacheGet(nil, key); ok {
 				t.Errorf("the cached read is still used after %s", tc.name)
 			}
 		})
@@ -656,8 +656,8 @@ func TestGitConfigCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		key := gitCacheKey(nil, bin, f.repo, nil, env)
-		gitCachePut(key, nil, read.witnesses(bin, f.repo, nil, env), time.Now())
-		if _, ok := gitCacheGet(key); ok {
+		gitCachePut(nil, key, nil, read.witnesses(bin, f.repo, nil, env), time.Now())
+		if _, ok := gitCacheGet(nil, key); ok {
 			t.Error("a read of files changed within the racy window was cached")
 		}
 	})
