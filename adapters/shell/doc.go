@@ -27,7 +27,9 @@
 // is left of its group is killed too, so nothing outlives the call.
 // Children get PATH (the tool's), HOME, LANG, LC_ALL, TERM, TMPDIR and USER
 // from talon's environment, the names in [Options.ShellEnvPassthrough], and
-// the assignments and env -i/-u of the line; nothing else. Redirections
+// the assignments and env -i/-u of the line, which the analysis accepts
+// only for inert variables ([shellparse.InertVar]); nothing else. A line
+// that runs talon itself is never allowed. Redirections
 // open regular files (or /dev/null) relative to the workspace. stdout and
 // stderr are each capped at [Options.MaxOutputBytes] (1 MiB); what is over
 // the cap is read and dropped, and an "[output truncated at N bytes]" line

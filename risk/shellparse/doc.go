@@ -50,9 +50,14 @@
 // # Assignments and wrappers
 //
 // Leading NAME=value assignments are stripped before matching and kept in
-// [Command.Assign] for the child. Assigning PATH, LD_*, DYLD_*, BASH_ENV,
-// ENV, NODE_OPTIONS, PYTHONPATH or PERL5OPT makes the command high risk and
-// not allowed.
+// [Command.Assign] for the child, but only for inert variables ([InertVar]:
+// LANG, LANGUAGE, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR, CLICOLOR,
+// CLICOLOR_FORCE and FORCE_COLOR), which change how text is printed and
+// nothing else. Assigning any other variable (GIT_*, PAGER, EDITOR, HOME,
+// TMPDIR, PATH, LD_*, ...) makes the command high risk and not allowed,
+// with a reason naming the variable. The same rule holds for env's
+// NAME=value and env -u NAME. [Options.ForbiddenEnv] can refuse inert
+// names as well.
 //
 // env, nice, nohup, stdbuf, timeout and time are transparent: the inner
 // command is what is matched, classified and run, at most four wrappers
@@ -71,20 +76,60 @@
 //
 // # Tiers
 //
-// Low: ls, cat, grep, find without -exec/-execdir/-ok/-okdir/-delete/
-// -fprint*, head, tail, wc, pwd, echo, date (not -s), df, du, uname, uptime,
-// hostname (no operand), sort (not -o or --compress-program), uniq (one
-// operand at most), cut, tr, diff, stat, file, which, a few more read-only
-// tools (printf, true, test, basename, realpath, ...), sed with a safe
-// program, and git status, log, diff, show, rev-parse, ls-files, blame,
-// describe, shortlog, ls-tree, and git branch when it only lists (bare, with
-// listing flags, or with --list).
+// A command is low risk only when every word of it is understood: each
+// low-tier command has a table of the options it accepts, read the way GNU
+// getopt_long reads them. Short options may be clustered (-rn) and take
+// their value attached (-n5) or as the next word; a long option takes its
+// value after '=' or as the next word, an optional value only after '='; a
+// long option may be abbreviated to any prefix that selects one option
+// (--outp is --output), an exact name winning over longer ones; "--" ends
+// the options. A word the table lacks, an ambiguous abbreviation, a
+// missing value or an operand too many makes the command high, with a
+// reason naming the word. Options that do more than read are in the tables
+// with what they do, so the reason says why: sort -o/--output and
+// -T/--temporary-directory write files and --compress-program runs a
+// program; date -s/--set and a date operand set the clock; hostname's
+// operand, -F/--file and -b/--boot set the host name; uniq's second
+// operand is a file it writes; diff -l/--paginate runs pr; file
+// -C/--compile writes and -S/--no-sandbox is refused.
 //
-// Medium: touch, mkdir, mv, cp, ln; git commit, push, reset, clean, rebase,
-// merge, checkout, switch, tag, branch (creating or changing), add,
-// restore, stash, fetch, pull, init, mv, rm, cherry-pick, revert; npm, pnpm
-// and yarn install, add, remove, publish (npm also i, ci, uninstall); cargo
-// add, install, publish.
+// Low, with their tables: ls, cat, grep (egrep, fgrep), head, tail, wc,
+// pwd, df, du, uname, uptime, cut, tr, diff, stat, file, which, basename,
+// dirname, realpath, readlink, whoami, id, nproc, seq, printenv,
+// sha256sum, sha1sum, md5sum, cksum, cmp, comm, nl, rev, sort, uniq, date
+// and hostname; echo, printf, test, [, true and false, whose words are all
+// operands; find whose every primary is known and none is -exec,
+// -execdir, -ok, -okdir, -delete, -fprint, -fprint0, -fprintf or -fls;
+// sed with known options, without -i or -f, and with a safe program.
+//
+// git reads its global options exactly (-C DIR, --no-pager, -P,
+// --git-dir and --work-tree naming a relative path inside the working
+// directory, ...); -c, --config-env, --exec-path, -p/--paginate and any
+// other global option are high. Low: status, log, diff, show, rev-parse,
+// ls-files, blame, describe, shortlog, ls-tree, version, reflog (show,
+// exists), stash list, remote (listing, get-url), help without a page,
+// and branch and tag when they list; each reads its own table. git's
+// tables are not complete, so an abbreviation is understood only when it
+// selects an option that raises the tier (git log --outp=x is --output):
+// write other options in full. --ext-diff, --textconv, --show-signature,
+// --output and --help (which opens a manual viewer) are high. Medium:
+// commit, add, tag and branch when they create, checkout of a branch,
+// switch, reset (soft, mixed, paths), merge, rebase, cherry-pick, revert,
+// stash push/save/pop/apply/branch, init, mv, rm and remote
+// add/rename/remove/set-*; their unknown options keep them medium, and the
+// options that run programs or discard data raise them. High: push, pull,
+// fetch, clone, ls-remote, archive, submodule, clean, restore, gc, prune,
+// update-ref, filter-branch, replace, config, worktree, bisect, reset
+// --hard/--merge/--keep, checkout -f, -m, -p, --ours, --theirs or of files
+// (after --, several operands, or one naming a file), switch -f/-m, branch
+// -D, -f, -M, -C and --edit-description, stash drop/clear, reflog
+// expire/delete, remote show/update/prune, git help PAGE, -S/--gpg-sign,
+// tag -s/-u/-v, merge and rebase strategies, rebase -i and -x, init
+// --template, mv -f and rm -f; any other subcommand.
+//
+// Medium: touch, mkdir, mv, cp, ln and the git commands above; npm, pnpm
+// and yarn install, add, remove, publish (npm also i, ci, uninstall);
+// cargo add, install, publish.
 //
 // High: rm, dd, mkfs, shutdown, reboot, sudo, su, chown, chmod, mount,
 // iptables, curl, wget, nc, scp, ssh, ftp, telnet and their kin; every
@@ -92,11 +137,16 @@
 // with the inline-code flags named in the reason (python -c/-m and
 // clusters like -Sc, node -e/--eval/-p/--print, ruby -e, perl -e/-E and
 // clusters like -pe, php -r, lua -e, osascript -e); xargs always; awk
-// always; make always (it runs its recipes); git -c and unknown git
-// options or subcommands; any --output of git; sed -i, sed -f and sed
-// programs with the e or w/W commands or the e or w flags of s; a command
-// run by a path that PATH lookup would not resolve to the same binary
-// (./ls); anything unknown.
+// always; make always (it runs its recipes); sed programs with the e or
+// w/W commands or the e or w flags of s; a command run by a path that PATH
+// lookup would not resolve to the same binary (./ls); anything unknown.
+//
+// # talon itself
+//
+// A command named talon, or whose binary is the same file as talon's own
+// executable ([Options.Self]), is refused at every level, wrappers and sh
+// -c included: approvals and policy are for people, not for the tools they
+// govern.
 //
 // # The allowlist gate
 //
@@ -114,7 +164,8 @@
 //
 // cut, uniq, head, tail, tr and wc (by default; see [SafeBin]) used as pure
 // stdin filters — bare name found through PATH, only the flags of their
-// profile, no file operands, no file redirections — are low risk and allowed
+// profile (and of their option table), no file operands, no file
+// redirections — are low risk and allowed
 // even when allowed_commands does not list them, so `git log | head -5`
 // passes with allowed_commands = ["git"]. Any path or glob argument
 // disqualifies them (a glob that matched becomes file operands) and the
