@@ -20,8 +20,9 @@ build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/talon
 
 ## run: build talon and start its main job on the embedded defaults
+##      (make run LISTEN=127.0.0.1:8080 to choose the address, ARGS="..." for more flags)
 run: build
-	@scripts/run.sh $(BIN)
+	@LISTEN="$(LISTEN)" scripts/run.sh $(BIN) $(ARGS)
 
 ## test: the whole suite, with the race detector
 # -timeout: with empty caches xtask's cross-compile smoke (three targets,

@@ -28,59 +28,91 @@ func newConfigCmd(e *env) *cobra.Command {
 }
 
 func newConfigInitCmd(e *env) *cobra.Command {
-	var force bool
+	var force, here bool
 	cmd := &cobra.Command{
 		Use:   "init [PATH]",
-		Short: "Write a commented starter talon.toml (default: ./talon.toml)",
-		Args:  cobra.MaximumNArgs(1),
+		Short: "Write a commented starter config (default: $XDG_CONFIG_HOME/talon/config.toml; --here: ./talon.toml)",
+		Long: `init writes a commented starter config. By default it goes to the user config
+directory ($XDG_CONFIG_HOME/talon/config.toml, ~/.config/talon/config.toml when
+unset), outside any workspace. --here writes ./talon.toml instead, which talon
+then finds upward from this directory; inside a workspace that file is protected:
+no tool may read or change it.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := e.g.configPath
-			if len(args) == 1 {
-				path = args[0]
+			cwd, err := e.io.cwd()
+			if err != nil {
+				return err
 			}
-			if path == "" {
-				cwd, err := e.io.cwd()
-				if err != nil {
-					return err
+			path := e.g.configPath
+			switch {
+			case len(args) == 1 && here:
+				return usageErrorf("give a PATH or --here, not both")
+			case len(args) == 1:
+				path = args[0]
+			case here:
+				path = config.FileName
+			case path == "":
+				if path = filepath.Join(talonConfigHome(e.io.getenv), "config.toml"); path == "config.toml" {
+					return usageErrorf("no home directory to put the config in: set HOME or XDG_CONFIG_HOME, or use --here")
 				}
-				path = filepath.Join(cwd, "talon.toml")
+			}
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(cwd, path)
 			}
 			if _, err := os.Stat(path); err == nil && !force {
 				return usageErrorf("%s already exists: edit it with `talon config set`, or pass --force to replace it", path)
 			}
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				return err
 			}
-			if err := config.WriteFileAtomic(path, config.InitTemplate(), 0o644); err != nil {
+			if err := config.WriteFileAtomic(path, config.InitTemplate(), 0o600); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", path)
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "wrote %s\n", path)
+			if here {
+				fmt.Fprintf(out, "note: talon finds %s from this directory and below; when it is inside the workspace it is protected, so no tool can read or change it\n", config.FileName)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "replace an existing file")
+	cmd.Flags().BoolVar(&here, "here", false, "write ./talon.toml in the working directory instead of the user config directory")
 	return cmd
 }
 
 func newConfigPathCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "path",
-		Short: "Print which config file talon uses and why",
+		Short: "Print which config file, workspace and data directory talon uses, and why",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cwd, err := e.io.cwd()
+			cfg, err := e.config()
 			if err != nil {
 				return err
 			}
-			src, err := config.Discover(e.g.configPath, cwd, e.io.getenv)
+			out := cmd.OutOrStdout()
+			if e.src.Path == "" {
+				fmt.Fprintln(out, "config:    (embedded defaults: no config file found; create one with `talon config init`)")
+			} else {
+				fmt.Fprintf(out, "config:    %s (%s)\n", e.src.Path, e.src.Origin)
+			}
+			ws, err := e.workspaceDir(cfg)
 			if err != nil {
-				return withCode(ExitUsage, err)
+				return err
 			}
-			if src.Path == "" {
-				fmt.Fprintln(cmd.OutOrStdout(), "(embedded defaults: no config file found; create one with `talon config init`)")
-				return nil
+			why := "the working directory"
+			switch {
+			case e.g.workspace != "":
+				why = "--workspace"
+			case cfg.Workspace != "":
+				why = "workspace in the config"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s (%s)\n", src.Path, src.Origin)
+			fmt.Fprintf(out, "workspace: %s (%s)\n", ws, why)
+			if err := e.checkWorkspace(cfg, ws); err != nil {
+				fmt.Fprintf(out, "           tools refuse to run here: %v\n", errors.Unwrap(err))
+			}
+			fmt.Fprintf(out, "data:      %s\n", e.dataDir(cfg))
 			return nil
 		},
 	}

@@ -169,7 +169,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	}
 
 	// Scheduled calls have nobody to ask: they fail closed, never queue.
-	rt, err := e.runtime(runtimeOptions{surface: st.surface, approver: cron.Approver{Next: approver}, receipts: true})
+	rt, err := e.runtime(runtimeOptions{surface: st.surface, approver: cron.Approver{Next: approver}, receipts: true, runs: true})
 	if err != nil {
 		return err
 	}
@@ -447,6 +447,13 @@ func (s *serving) banner(w io.Writer, url, controlPath string) {
 			fmt.Fprintf(&b, "  auth:      none (loopback only)\n")
 		}
 	}
+	ws := s.rt.Workspace()
+	fmt.Fprintf(&b, "  workspace: %s\n", ws)
+	config := "embedded defaults (watching for a config file)"
+	if src := s.e.src; src.Path != "" {
+		config = src.Path + " (" + src.Origin + ")"
+	}
+	fmt.Fprintf(&b, "  config:    %s\n  data:      %s\n", config, s.e.dataDir(s.rt.Config()))
 	fmt.Fprintf(&b, "  profile:   %s\n  surface:   %s\n  locale:    %s\n", st.profile, st.surface, st.locale)
 	fmt.Fprintf(&b, "  catalog:   %d tools (%s)\n", len(specs), strings.Join(kinds, ", "))
 	for _, ms := range s.mgr.Status() {
@@ -480,7 +487,7 @@ func (s *serving) banner(w io.Writer, url, controlPath string) {
 		fmt.Fprintf(&b, "  over HTTP, to this server:\n%s", indentJSON(map[string]any{"mcpServers": map[string]any{"talon": entry}}))
 	}
 	fmt.Fprintf(&b, "  over stdio, the client starts talon itself:\n%s",
-		indentJSON(map[string]any{"mcpServers": map[string]any{"talon": stdioClientEntry{Command: exe, Args: []string{"serve", "--stdio"}}}}))
+		indentJSON(map[string]any{"mcpServers": map[string]any{"talon": stdioClientEntry{Command: exe, Args: []string{"serve", "--stdio", "--workspace", ws}}}}))
 	fmt.Fprint(w, b.String())
 }
 

@@ -265,7 +265,7 @@ func toolsCall(cmd *cobra.Command, e *env, o *callOptions, args []string) error 
 	case e.io.InTTY:
 		approver = &approval.Terminal{In: e.io.In, Out: e.io.ErrOut}
 	}
-	rt, err := e.runtime(runtimeOptions{approver: approver, receipts: true})
+	rt, err := e.runtime(runtimeOptions{approver: approver, receipts: true, runs: true})
 	if err != nil {
 		return err
 	}

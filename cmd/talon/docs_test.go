@@ -45,12 +45,18 @@ func TestDocExamples(t *testing.T) {
 		for _, b := range parseDocBlocks(t, f) {
 			n += len(b.cmds)
 			t.Run(filepath.Base(f)+":"+strconv.Itoa(b.line), func(t *testing.T) {
-				ws := t.TempDir()
+				// The workspace is a project under HOME, as on an
+				// operator's machine: HOME itself would be refused.
+				home := t.TempDir()
+				ws := filepath.Join(home, "project")
+				if err := os.MkdirAll(ws, 0o755); err != nil {
+					t.Fatal(err)
+				}
 				if err := os.WriteFile(filepath.Join(ws, "README.md"), readme, 0o644); err != nil {
 					t.Fatal(err)
 				}
 				for _, c := range b.cmds {
-					runDocCmd(t, b.file, ws, c)
+					runDocCmd(t, b.file, home, ws, c)
 				}
 			})
 		}
@@ -60,13 +66,13 @@ func TestDocExamples(t *testing.T) {
 	}
 }
 
-func runDocCmd(t *testing.T, file, ws string, c docCmd) {
+func runDocCmd(t *testing.T, file, home, ws string, c docCmd) {
 	t.Helper()
 	var out bytes.Buffer
 	env := map[string]string{
-		"HOME":            filepath.Join(ws, ".home"),
-		"XDG_CONFIG_HOME": filepath.Join(ws, ".config"),
-		"XDG_DATA_HOME":   filepath.Join(ws, ".data"),
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
 	}
 	code := cli.Main(c.args, cli.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &out, Cwd: ws,
 		Getenv: func(k string) string { return env[k] }})

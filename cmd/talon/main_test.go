@@ -40,7 +40,7 @@ func (c cleanupAfter) Run() int {
 }
 
 // scriptParams is the environment every CLI script runs in: a private home,
-// XDG dirs inside the work dir, no inherited locale or config.
+// XDG dirs beside the work dir, no inherited locale or config.
 func scriptParams(dir string) testscript.Params {
 	return testscript.Params{
 		Dir:                 dir,
@@ -62,10 +62,17 @@ func scriptParams(dir string) testscript.Params {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {
-			work := env.WorkDir
-			env.Setenv("HOME", filepath.Join(work, ".home"))
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, ".config"))
-			env.Setenv("XDG_DATA_HOME", filepath.Join(work, ".data"))
+			// HOME sits next to the work dir, not in it: the work dir is
+			// the workspace, and talon refuses one that holds its own
+			// config or data. $DATA is talon's data dir.
+			home := env.WorkDir + ".home"
+			if err := os.MkdirAll(home, 0o700); err != nil {
+				return err
+			}
+			env.Setenv("HOME", home)
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			env.Setenv("XDG_DATA_HOME", filepath.Join(home, ".local", "share"))
+			env.Setenv("DATA", filepath.Join(home, ".local", "share", "talon"))
 			for _, k := range []string{"LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "TALON_CONFIG"} {
 				env.Setenv(k, "")
 			}
