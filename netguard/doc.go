@@ -39,6 +39,12 @@
 // [Guard.Client] returns the underlying *http.Client for callers that need
 // to stream; the same checks apply, but then the caller caps the body.
 //
+// A [Redactor] hides secrets in what a server sends back: the value sent
+// in a header, and every other configured secret, in its literal,
+// reversed, hex, base64 (both alphabets, any alignment), percent- and
+// JSON-escaped forms. http_request, github and web_search run every
+// response through one before the model sees it.
+//
 // # Errors
 //
 // A refusal is a [*RefusedError] that wraps one of [ErrScheme],

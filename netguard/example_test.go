@@ -68,3 +68,14 @@ func ExampleGuard_Do() {
 	// true
 	// 200 hello true
 }
+
+func ExampleRedactor() {
+	r := netguard.NewRedactor(netguard.Secret{Name: "API_TOKEN", Value: "s3cr3t-t0ken-value"})
+	fmt.Println(r.String("you sent s3cr3t-t0ken-value"))
+	fmt.Println(r.String("you sent czNjcjN0LXQwa2VuLXZhbHVl (base64)"))
+	fmt.Println(r.String("you sent 73336372337420... no, that is not it"))
+	// Output:
+	// you sent [secret API_TOKEN]
+	// you sent [secret API_TOKEN] (base64)
+	// you sent 73336372337420... no, that is not it
+}

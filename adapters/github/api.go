@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -23,6 +24,8 @@ type client struct {
 	t     *GitHub
 	token string
 	ctx   context.Context
+	// red hides the token in everything the server sends.
+	red *netguard.Redactor
 }
 
 // failure is a call that cannot go on: a message for the model, or the
@@ -75,8 +78,17 @@ func (c client) do(method string, u *url.URL, payload []byte) (*answer, *failure
 		if cerr := c.ctx.Err(); cerr != nil && !errors.Is(cerr, context.DeadlineExceeded) {
 			return nil, &failure{canceled: cerr}
 		}
-		return nil, &failure{msg: c.redact(fmt.Sprintf("the github tool could not reach %s: %v; try again later, or the operator checks base_url and allow_private in [tools.github]", c.t.base.Host, err))}
+		return nil, &failure{msg: fmt.Sprintf("the github tool could not reach %s: %s; try again later, or the operator checks base_url and allow_private in [tools.github]", c.t.base.Host, c.red.String(err.Error()))}
 	}
+	// Everything the server sent is scrubbed of the token before it is
+	// decoded, explained or shown.
+	resp.Body = c.red.Bytes(resp.Body)
+	for _, vs := range resp.Header {
+		for i, v := range vs {
+			vs[i] = c.red.String(v)
+		}
+	}
+	resp.Status = c.red.String(resp.Status)
 	c.t.log.Debug().Str("method", method).Str("path", u.Path).Int("status", resp.StatusCode).Int("bytes", len(resp.Body)).Msg("github")
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if resp.Truncated {
@@ -84,14 +96,7 @@ func (c client) do(method string, u *url.URL, payload []byte) (*answer, *failure
 		}
 		return &answer{data: resp.Body, header: resp.Header}, nil
 	}
-	return nil, &failure{msg: c.redact(c.explain(method, u, resp.StatusCode, resp.Status, resp.Header, resp.Body))}
-}
-
-func (c client) redact(s string) string {
-	if c.token == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, c.token, "[token]")
+	return nil, &failure{msg: c.explain(method, u, resp.StatusCode, resp.Status, resp.Header, resp.Body)}
 }
 
 // apiError is GitHub's error document.

@@ -23,7 +23,10 @@
 // [MaxLimit] items). Failures say what to do next: a rejected token, a
 // missing permission, a repository or number that does not exist, input
 // GitHub refused, and the rate limit each get their own message. Requests
-// go through a [netguard.Guard] that reaches only the API's host. The
+// go through a [netguard.Guard] that reaches only the API's host, and
+// every response is scrubbed of the token, literal or encoded (see
+// [netguard.Redactor]), before it is read: it shows as
+// "[secret tools.github.token]". The
 // package registers the tool with toolfactory in init; the binary includes
 // it with the build tag talon_tools_saas.
 package github

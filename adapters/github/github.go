@@ -403,14 +403,14 @@ func (t *GitHub) Execute(ctx context.Context, raw json.RawMessage) (tool.Result,
 	if approved := tool.ApprovedPlan(ctx); approved != nil && approved.Summary != t.summary(c) {
 		return tool.Failure("this request (%s) is not the one that was approved (%s); nothing was sent: ask for approval again", t.summary(c), approved.Summary), nil
 	}
-	token, err := t.secret()
+	token, parts, err := t.secret()
 	if err != nil {
 		return tool.Failure("%v", err), nil
 	}
 	if token == "" && writes(c.Action) {
 		return tool.Failure("%s needs a GitHub token and none is configured, so nothing was sent: the operator sets token = \"${GITHUB_TOKEN}\" in [tools.github] and exports GITHUB_TOKEN", c.Action), nil
 	}
-	cl := client{t: t, token: token, ctx: ctx}
+	cl := client{t: t, token: token, ctx: ctx, red: tokenRedactor(token, parts)}
 	switch c.Action {
 	case ListIssues, ListPulls:
 		limit := t.limit
@@ -435,14 +435,28 @@ func (t *GitHub) Execute(ctx context.Context, raw json.RawMessage) (tool.Result,
 	}
 }
 
-// secret expands the configured token.
-func (t *GitHub) secret() (string, error) {
+// secret expands the configured token; parts are the variables' values
+// inserted into it.
+func (t *GitHub) secret() (string, []string, error) {
 	if t.token == "" {
-		return "", nil
+		return "", nil, nil
 	}
-	v, _, err := config.ExpandVars(t.token, t.lookup)
+	v, parts, err := config.ExpandVars(t.token, t.lookup)
 	if err != nil {
-		return "", fmt.Errorf("the GitHub token cannot be read: %v; nothing was sent: export the variable before starting talon, or fix token in [tools.github]", err)
+		return "", nil, fmt.Errorf("the GitHub token cannot be read: %v; nothing was sent: export the variable before starting talon, or fix token in [tools.github]", err)
 	}
-	return strings.TrimSpace(v), nil
+	return strings.TrimSpace(v), parts, nil
+}
+
+// tokenName is how a redacted token shows: "[secret tools.github.token]".
+const tokenName = "tools.github.token"
+
+// tokenRedactor hides the token, and each variable's value in it, in
+// whatever GitHub (or what base_url points at) sends back.
+func tokenRedactor(token string, parts []string) *netguard.Redactor {
+	secrets := []netguard.Secret{{Name: tokenName, Value: token}}
+	for _, p := range parts {
+		secrets = append(secrets, netguard.Secret{Name: tokenName, Value: strings.TrimSpace(p)})
+	}
+	return netguard.NewRedactor(secrets...)
 }

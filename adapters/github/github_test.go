@@ -325,7 +325,7 @@ func TestErrors(t *testing.T) {
 		{name: "server error", handler: status(502, nil, ""), args: `{"action":"list_issues"}`, want: []string{"502", "try again later"}, sent: 1},
 		{name: "redirect not followed", token: "tok", handler: status(301, map[string]string{"Location": "https://elsewhere.test/"}, ""), args: `{"action":"list_issues"}`,
 			want: []string{"redirect", "base_url"}, sent: 1},
-		{name: "token echoed", token: "tok", handler: status(400, nil, `{"message":"bad header Bearer tok"}`), args: `{"action":"list_issues"}`, want: []string{"[token]"}, sent: 1},
+		{name: "token echoed", token: "tok", handler: status(400, nil, `{"message":"bad header Bearer tok"}`), args: `{"action":"list_issues"}`, want: []string{"[secret tools.github.token]"}, sent: 1},
 		{name: "write without token", args: `{"action":"comment_issue","number":1,"body":"hi"}`, want: []string{"needs a GitHub token", "GITHUB_TOKEN"}},
 		{name: "token variable unset", token: "${NOPE}", args: `{"action":"list_issues"}`, want: []string{"NOPE is not set"}},
 		{name: "missing number", args: `{"action":"get_pull"}`, want: []string{"get_pull needs the number"}},

@@ -18,7 +18,9 @@
 //	res, err := ws.Execute(ctx, json.RawMessage(`{"query": "go generics"}`))
 //
 // Requests go through a [netguard.Guard] that reaches only the provider's
-// host; a provider on a private address needs allow_private. The tier is
+// host; a provider on a private address needs allow_private. Responses
+// are scrubbed of the API key, literal or encoded (see
+// [netguard.Redactor]), before they are parsed. The tier is
 // low: a search reads and changes nothing. The package registers the tool
 // with toolfactory in init; the binary includes it with the build tag
 // talon_tools_external.

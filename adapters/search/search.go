@@ -260,21 +260,26 @@ func (t *WebSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Resu
 	if a.MaxResults > 0 {
 		n = min(n, a.MaxResults)
 	}
-	key, err := t.secret()
+	key, parts, err := t.secret()
 	if err != nil {
 		return tool.Failure("%v", err), nil
 	}
+	red := t.keyRedactor(key, parts)
 	req, err := t.request(ctx, a.Query, n, key)
 	if err != nil {
 		return tool.Failure("web_search could not build the request: %v; the operator checks [tools.web_search]", err), nil
 	}
 	resp, err := t.guard.Do(req, 0)
 	if err != nil {
-		return t.netFailure(ctx, redact(err.Error(), key))
+		return t.netFailure(ctx, red.String(err.Error()))
 	}
 	t.log.Debug().Str("provider", t.provider).Int("status", resp.StatusCode).Int("bytes", len(resp.Body)).Msg("web_search")
+	// What the provider sent is scrubbed of the key before it is parsed,
+	// explained or shown.
+	resp.Body = red.Bytes(resp.Body)
+	resp.Status = red.String(resp.Status)
 	if resp.StatusCode != http.StatusOK {
-		return tool.Failure("%s", redact(t.statusFailure(resp, key != ""), key)), nil
+		return tool.Failure("%s", t.statusFailure(resp, key != "")), nil
 	}
 	if resp.Truncated {
 		return tool.Failure("%s answered with more than %d bytes, more than a search result list should be; nothing was read: try a narrower query", t.provider, maxResponseBytes), nil
@@ -290,20 +295,32 @@ func (t *WebSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Resu
 	return tool.Result{Success: true, Output: tool.Output{Text: render(data), Data: data}}, nil
 }
 
-// secret expands the configured key. An empty key is "" (AnySearch then
-// sends no Authorization header).
-func (t *WebSearch) secret() (string, error) {
+// secret expands the configured key; parts are the variables' values
+// inserted into it. An empty key is "" (AnySearch then sends no
+// Authorization header).
+func (t *WebSearch) secret() (string, []string, error) {
 	if t.key == "" {
-		return "", nil
+		return "", nil, nil
 	}
-	v, _, err := config.ExpandVars(t.key, t.lookup)
+	v, parts, err := config.ExpandVars(t.key, t.lookup)
 	if err != nil {
-		return "", fmt.Errorf("web_search's %s API key cannot be read: %v; nothing was searched: export the variable before starting talon, or fix the key in [tools.web_search]", t.provider, err)
+		return "", nil, fmt.Errorf("web_search's %s API key cannot be read: %v; nothing was searched: export the variable before starting talon, or fix the key in [tools.web_search]", t.provider, err)
 	}
 	if v == "" && t.provider == Brave {
-		return "", errors.New("web_search's Brave API key is empty; nothing was searched: export BRAVE_API_KEY (or the variable brave_api_key names) before starting talon")
+		return "", nil, errors.New("web_search's Brave API key is empty; nothing was searched: export BRAVE_API_KEY (or the variable brave_api_key names) before starting talon")
 	}
-	return v, nil
+	return v, parts, nil
+}
+
+// keyRedactor hides the key, and each variable's value in it, in whatever
+// the provider sends back: "[secret tools.web_search.brave_api_key]".
+func (t *WebSearch) keyRedactor(key string, parts []string) *netguard.Redactor {
+	name := "tools.web_search." + t.provider + "_api_key"
+	secrets := []netguard.Secret{{Name: name, Value: key}}
+	for _, p := range parts {
+		secrets = append(secrets, netguard.Secret{Name: name, Value: p})
+	}
+	return netguard.NewRedactor(secrets...)
 }
 
 // request builds the provider's GET request.
@@ -396,13 +413,6 @@ func excerpt(body []byte) string {
 		return ""
 	}
 	return ". It said: " + clip(s, 300)
-}
-
-func redact(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[api key]")
 }
 
 func orDefault(s, def string) string {

@@ -34,7 +34,9 @@
 // a header to the name of a secret the operator configured
 // ([RequestOptions.Secrets]); the tool inserts the value, and the value never
 // appears in the output, errors, plan or logs: wherever the server echoes it
-// back, it is replaced by "[secret NAME]". When a redirect leaves the
+// back, it is replaced by "[secret NAME]" — and so is every other configured
+// secret, in its literal and encoded forms (base64, hex, percent- and
+// JSON-escaped, reversed; see [netguard.Redactor]). When a redirect leaves the
 // request's origin, only harmless headers follow it, so credentials stay
 // with the host they were meant for.
 //

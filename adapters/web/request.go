@@ -127,8 +127,9 @@ type requestArgs struct {
 	MaxBytes      *int64            `json:"max_bytes"`
 }
 
-// RequestData is http_request's Output.Data. Secret values are replaced by
-// "[secret NAME]" wherever they occur.
+// RequestData is http_request's Output.Data. Every configured secret is
+// replaced by "[secret NAME]" wherever it occurs, literal or encoded (see
+// netguard.Redactor).
 type RequestData struct {
 	Method string `json:"method"`
 	// URL is the final URL, after redirects.
@@ -351,11 +352,11 @@ func (t *HTTPRequest) Execute(ctx context.Context, raw json.RawMessage) (tool.Re
 	if approved := tool.ApprovedPlan(ctx); approved != nil && approved.Summary != r.summary() {
 		return tool.Failure("this request (%s) is not the one that was approved (%s); nothing was sent", r.summary(), approved.Summary), nil
 	}
-	values, hide, failure := t.resolveSecrets(r)
+	values, failure := t.resolveSecrets(r)
 	if failure != "" {
 		return tool.Failure("%s", failure), nil
 	}
-	red := newRedactor(hide)
+	red := t.redactor()
 	var body io.Reader
 	if r.hasBody {
 		body = strings.NewReader(r.body)
@@ -381,23 +382,23 @@ func (t *HTTPRequest) Execute(ctx context.Context, raw json.RawMessage) (tool.Re
 	resp, err := t.guard.Do(req, limit)
 	if err != nil {
 		res, herr := netFailure(ctx, RequestName, r.url, err)
-		res.Error = red.apply(res.Error)
+		res.Error = red.String(res.Error)
 		return res, herr
 	}
 	t.log.Debug().Str("method", r.method).Str("host", resp.URL.Host).Int("status", resp.StatusCode).
 		Int("bytes", len(resp.Body)).Bool("truncated", resp.Truncated).Msg("http_request")
 	data := RequestData{
 		Method:    r.method,
-		URL:       red.apply(resp.URL.Redacted()),
+		URL:       red.String(resp.URL.Redacted()),
 		Status:    resp.StatusCode,
 		BodyBytes: len(resp.Body),
 		Truncated: resp.Truncated,
 		Headers:   map[string]string{},
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP %s\nURL: %s\n", red.apply(resp.Status), data.URL)
+	fmt.Fprintf(&b, "HTTP %s\nURL: %s\n", red.String(resp.Status), data.URL)
 	for _, name := range responseHeaderNames(resp.Header) {
-		v := red.apply(strings.Join(resp.Header.Values(name), ", "))
+		v := red.String(strings.Join(resp.Header.Values(name), ", "))
 		data.Headers[name] = v
 		fmt.Fprintf(&b, "%s: %s\n", name, v)
 	}
@@ -416,7 +417,7 @@ func (t *HTTPRequest) Execute(ctx context.Context, raw json.RawMessage) (tool.Re
 			fmt.Fprintf(&b, "(binary body: %d bytes of %s, not shown)", len(resp.Body), mt)
 			break
 		}
-		data.Body = red.apply(text)
+		data.Body = red.String(text)
 		b.WriteString(data.Body)
 	}
 	if resp.Truncated {
@@ -427,10 +428,9 @@ func (t *HTTPRequest) Execute(ctx context.Context, raw json.RawMessage) (tool.Re
 }
 
 // resolveSecrets returns the value of every secret the request names, by
-// secret name, and what to hide for each: the value and every environment
-// variable's value inserted into it.
-func (t *HTTPRequest) resolveSecrets(r *request) (values map[string]string, hide map[string][]string, failure string) {
-	values, hide = map[string]string{}, map[string][]string{}
+// secret name.
+func (t *HTTPRequest) resolveSecrets(r *request) (values map[string]string, failure string) {
+	values = map[string]string{}
 	for _, h := range sortedKeys(r.secrets) {
 		name := r.secrets[h]
 		if _, done := values[name]; done {
@@ -440,24 +440,23 @@ func (t *HTTPRequest) resolveSecrets(r *request) (values map[string]string, hide
 		if !ok {
 			known := sortedKeys(t.secrets)
 			if len(known) == 0 {
-				return nil, nil, fmt.Sprintf("secret_headers refers to secret %s, but no secrets are configured: the operator defines them in %s secrets = { %s = \"${ENV_VAR}\" }", name, section(RequestName), name)
+				return nil, fmt.Sprintf("secret_headers refers to secret %s, but no secrets are configured: the operator defines them in %s secrets = { %s = \"${ENV_VAR}\" }", name, section(RequestName), name)
 			}
-			return nil, nil, fmt.Sprintf("secret_headers refers to secret %s, which is not configured; the configured secrets are %s", name, strings.Join(known, ", "))
+			return nil, fmt.Sprintf("secret_headers refers to secret %s, which is not configured; the configured secrets are %s", name, strings.Join(known, ", "))
 		}
-		v, parts, err := config.ExpandVars(raw, t.lookupEnv)
+		v, _, err := config.ExpandVars(raw, t.lookupEnv)
 		if err != nil {
-			return nil, nil, fmt.Sprintf("secret %s cannot be read: %v; ask the operator to fix %s secrets", name, err, section(RequestName))
+			return nil, fmt.Sprintf("secret %s cannot be read: %v; ask the operator to fix %s secrets", name, err, section(RequestName))
 		}
 		if v == "" {
-			return nil, nil, fmt.Sprintf("secret %s is empty; ask the operator to set it in %s secrets", name, section(RequestName))
+			return nil, fmt.Sprintf("secret %s is empty; ask the operator to set it in %s secrets", name, section(RequestName))
 		}
 		if !httpguts.ValidHeaderFieldValue(v) {
-			return nil, nil, fmt.Sprintf("secret %s contains a line break or control character and cannot be sent in header %s; ask the operator to fix it", name, h)
+			return nil, fmt.Sprintf("secret %s contains a line break or control character and cannot be sent in header %s; ask the operator to fix it", name, h)
 		}
 		values[name] = v
-		hide[name] = append(parts, v)
 	}
-	return values, hide, ""
+	return values, ""
 }
 
 // responseHeaderNames returns the shown headers present in h, in a fixed
