@@ -12,7 +12,12 @@
 // (atomic: a temporary file renamed in that directory), [Root.Remove],
 // [Root.Mkdir], [Root.Chmod] and [Root.Walk]. A process that renames
 // directories or swaps them for links while a call runs cannot redirect
-// it outside the workspace.
+// it outside the workspace. On Linux a path with no link on the way is
+// opened in one openat2 call (RESOLVE_BENEATH, RESOLVE_NO_SYMLINKS,
+// RESOLVE_NO_MAGICLINKS), which guarantees the same; any link sends it
+// through the walk. A directory already opened is walked as it is, with
+// [Root.WalkOpen], and entered with [Root.OpenDirIn], so a search lists
+// exactly the directory it checked.
 //
 // A Root also refuses what a [Protected] list covers (talon's config and
 // data, the operator's credential stores, and, for writing, a

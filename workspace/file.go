@@ -23,6 +23,15 @@ import (
 // blocking; callers check the type with Stat.
 func (r *Root) Open(p string) (*os.File, error) {
 	defer runtime.KeepAlive(r.file)
+	_, rel, err := r.locate(p, false)
+	if err != nil {
+		return nil, err
+	}
+	// No link on the way: the kernel opens rel beneath the root in one
+	// call, and rel is where p leads, already checked.
+	if f, ok := r.h.openBeneath(rel, flagRead, r.join(rel)); ok {
+		return f, nil
+	}
 	for range maxRetries {
 		s, err := r.find(p, findOpts{follow: true})
 		if err != nil {

@@ -230,6 +230,38 @@ func TestWalk(t *testing.T) {
 			t.Errorf("Walk(%q) succeeded", start)
 		}
 	}
+	// WalkOpen walks what Open opened, and nothing else.
+	dir, err := f.root.Open("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	got = nil
+	if err := f.root.WalkOpen(context.Background(), dir, workspace.WalkOptions{}, func(e workspace.Entry) error {
+		got = append(got, f.root.Rel(e.Path))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a/deep/z.txt"}; !slices.Equal(got, want) {
+		t.Errorf("WalkOpen = %q, want %q", got, want)
+	}
+	file, err := f.root.Open("a.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	if err := f.root.WalkOpen(context.Background(), file, workspace.WalkOptions{}, func(workspace.Entry) error { return nil }); !errors.Is(err, workspace.ErrNotDirectory) {
+		t.Errorf("WalkOpen of a file = %v", err)
+	}
+	other, err := os.Open(filepath.Join(f.base, "outside"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := f.root.WalkOpen(context.Background(), other, workspace.WalkOptions{}, func(workspace.Entry) error { return nil }); err == nil {
+		t.Error("WalkOpen of a directory outside succeeded")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := f.root.Walk(ctx, ".", workspace.WalkOptions{}, func(workspace.Entry) error { return nil }); !errors.Is(err, context.Canceled) {
@@ -288,6 +320,21 @@ func TestSwapRaceOperations(t *testing.T) {
 			}
 			return nil
 		})
+		if dir, err := root.Open("d"); err == nil {
+			_ = root.WalkOpen(context.Background(), dir, workspace.WalkOptions{}, func(e workspace.Entry) error {
+				fh, err := e.Open()
+				if err != nil {
+					return nil
+				}
+				b, _ := io.ReadAll(fh)
+				_ = fh.Close()
+				if string(b) == "SECRET\n" {
+					t.Fatalf("WalkOpen read the outside through %s", e.Path)
+				}
+				return nil
+			})
+			_ = dir.Close()
+		}
 	}
 	ents, _ := os.ReadDir(out)
 	if len(ents) != 2 {
@@ -299,5 +346,56 @@ func TestSwapRaceOperations(t *testing.T) {
 	}
 	if fi, _ := os.Stat(filepath.Join(out, "f")); fi.Mode().Perm() != 0o640 {
 		t.Errorf("outside file mode changed to %v", fi.Mode())
+	}
+}
+
+func TestOpenDirIn(t *testing.T) {
+	f := newFixture(t)
+	mkdir(t, f.ws, "a", "deep", ".hidden")
+	prot := workspace.NewProtected(workspace.Locations{DataDir: filepath.Join(f.ws, "a", "data")})
+	root, err := workspace.Open(f.ws, workspace.Options{Protected: prot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, f.ws, "a", "data")
+	top, err := root.Open(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer top.Close()
+	for _, tt := range []struct {
+		sub, want string
+		err       error
+	}{
+		{sub: "a/deep", want: "a/deep"},
+		{sub: "a/deep/.hidden", want: "a/deep/.hidden"},
+		{sub: ".", want: "."},
+		{sub: "link-in-dir", err: workspace.ErrLinkOnTheWay},
+		{sub: "link-out-dir/x", err: workspace.ErrLinkOnTheWay},
+		{sub: "a.txt", err: workspace.ErrNotDirectory},
+		{sub: "nope", err: fs.ErrNotExist},
+		{sub: "../ws", err: workspace.ErrInvalidPath},
+		{sub: "/etc", err: workspace.ErrInvalidPath},
+		{sub: "a/data", err: workspace.ErrProtected},
+	} {
+		d, err := root.OpenDirIn(top, tt.sub)
+		if tt.err != nil {
+			if !errors.Is(err, tt.err) {
+				t.Errorf("OpenDirIn(%q) = %v, want %v", tt.sub, err, tt.err)
+			}
+			closeIf(d)
+			continue
+		}
+		if err != nil {
+			t.Errorf("OpenDirIn(%q): %v", tt.sub, err)
+			continue
+		}
+		if got := root.Rel(d.Name()); got != tt.want {
+			t.Errorf("OpenDirIn(%q) is %q, want %q", tt.sub, got, tt.want)
+		}
+		if fi, err := d.Stat(); err != nil || !fi.IsDir() {
+			t.Errorf("OpenDirIn(%q) did not open a directory: %v", tt.sub, err)
+		}
+		_ = d.Close()
 	}
 }

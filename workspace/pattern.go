@@ -96,6 +96,20 @@ func (p Pattern) Match(abs string) bool {
 	}
 }
 
+// matchSelf is Match for a path whose parent directories are known not
+// to match (a walk checked them on the way down): a glob is matched
+// against abs alone.
+func (p Pattern) matchSelf(abs string) bool {
+	if !p.glob {
+		return p.Match(abs)
+	}
+	s := filepath.ToSlash(abs)
+	if s == p.abs || (strings.HasPrefix(s, p.abs) && (strings.HasSuffix(p.abs, "/") || s[len(p.abs)] == '/')) {
+		return true
+	}
+	return doublestar.MatchUnvalidated(p.abs, s)
+}
+
 // parentDir is path.Dir for a clean absolute slash path.
 func parentDir(s string) string {
 	i := strings.LastIndexByte(s, '/')

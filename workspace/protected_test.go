@@ -260,3 +260,88 @@ func closeIf(f *os.File) {
 		_ = f.Close()
 	}
 }
+
+// TestProtectedThroughWorkspaceAlias: a path that reaches the workspace
+// through another name (a link to it) is checked where it leads, on
+// every operation. Before, Root.Open's one-call open checked such a path
+// only as given, and returned talon's config read through the alias.
+func TestProtectedThroughWorkspaceAlias(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := filepath.Join(base, "ws")
+	mkdir(t, ws, "secrets")
+	write(t, filepath.Join(ws, "talon.toml"), "[x]\n")
+	write(t, filepath.Join(ws, "secrets", "db.txt"), "PASSWORD\n")
+	write(t, filepath.Join(ws, "notes.txt"), "notes\n")
+	symlink(t, "ws", filepath.Join(base, "alias"))
+	prot := workspace.NewProtected(workspace.Locations{ConfigFile: filepath.Join(ws, "talon.toml")})
+	root, err := workspace.Open(ws, workspace.Options{Protected: prot, Forbidden: []string{"secrets/**"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alias := filepath.Join(base, "alias")
+	for _, tt := range []struct {
+		path string
+		want error
+	}{
+		{filepath.Join(alias, "talon.toml"), workspace.ErrProtected},
+		{filepath.Join(alias, "secrets", "db.txt"), workspace.ErrForbidden},
+	} {
+		for name, op := range map[string]func() error{
+			"Open":      func() error { f, err := root.Open(tt.path); closeIf(f); return err },
+			"Stat":      func() error { _, err := root.Stat(tt.path); return err },
+			"WriteFile": func() error { _, _, err := root.WriteFile(tt.path, []byte("x"), 0o644); return err },
+		} {
+			if err := op(); !errors.Is(err, tt.want) {
+				t.Errorf("%s(%q) = %v, want %v", name, tt.path, err, tt.want)
+			}
+		}
+	}
+	f, err := root.Open(filepath.Join(alias, "notes.txt"))
+	if err != nil {
+		t.Fatalf("Open through the alias of an ordinary file: %v", err)
+	}
+	if f.Name() != filepath.Join(ws, "notes.txt") {
+		t.Errorf("Name() = %q, want the real path", f.Name())
+	}
+	closeIf(f)
+}
+
+// TestProtectedOutsideNamesRule: a protected path outside the workspace is
+// refused by its rule, which says more than "outside the workspace".
+func TestProtectedOutsideNamesRule(t *testing.T) {
+	h := newHomeWorkspace(t)
+	root, err := workspace.Open(filepath.Join(h.home, "proj"), workspace.Options{Protected: h.prot, Forbidden: []string{"~/private"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		path  string
+		write bool
+		want  string
+	}{
+		{filepath.Join(h.home, ".ssh", "id_rsa"), false, "is protected (operator secrets under ~/.ssh)"},
+		{"../.ssh/id_rsa", false, "is protected (operator secrets under ~/.ssh)"},
+		{"../talon.toml", true, "is protected (talon's configuration file"},
+		{"../.git/hooks/pre-commit", true, "is write-protected (git runs programs"},
+		{"../private/x", false, `is a forbidden path (pattern "~/private")`},
+	} {
+		var err error
+		if tt.write {
+			_, _, err = root.WriteFile(tt.path, []byte("x"), 0o644)
+		} else {
+			var f *os.File
+			f, err = root.Open(tt.path)
+			closeIf(f)
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: %v, want a refusal containing %q", tt.path, err, tt.want)
+		}
+	}
+	// An ordinary file outside is simply outside.
+	if _, err := root.Open("../notes.txt"); !errors.Is(err, workspace.ErrOutsideWorkspace) {
+		t.Errorf("../notes.txt: %v", err)
+	}
+}

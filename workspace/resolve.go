@@ -79,14 +79,14 @@ func (s spot) abs(r *Root) string {
 // protected paths and forbidden patterns, as given and where it leads. The
 // caller closes the spot.
 func (r *Root) find(p string, o findOpts) (spot, error) {
-	abs, rel, err := r.lexical(p)
+	abs, rel, err := r.locate(p, o.write)
 	if err != nil {
 		return spot{}, err
 	}
-	if err := r.refuse(p, abs, "", o.write); err != nil {
-		return spot{}, err
+	s, ok, err := r.fastSpot(p, rel, o)
+	if !ok {
+		s, err = r.walk(p, abs, rel, o)
 	}
-	s, err := r.walk(p, abs, rel, o)
 	if err != nil {
 		return spot{}, err
 	}
@@ -97,6 +97,41 @@ func (r *Root) find(p string, o findOpts) (spot, error) {
 		}
 	}
 	return s, nil
+}
+
+// fastSpot finds rel in two system calls when its directory has no link
+// on the way (openat2 with RESOLVE_NO_SYMLINKS, where the kernel has it)
+// and its last component is not a link to follow. ok is false when the
+// walk must decide.
+func (r *Root) fastSpot(p, rel string, o findOpts) (spot, bool, error) {
+	if rel == "" {
+		return spot{}, false, nil
+	}
+	dirRel, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dirRel, name = rel[:i], rel[i+1:]
+	}
+	h := r.h
+	if dirRel != "" {
+		var ok bool
+		if h, ok = r.h.openDirBeneath(dirRel); !ok {
+			return spot{}, false, nil
+		}
+	}
+	st, err := h.lstat(name)
+	switch {
+	case err == nil && st.isLink() && o.follow:
+	case err == nil:
+		st.name = name
+		return spot{h: h, dirRel: dirRel, name: name, info: &st}, true, nil
+	case errors.Is(err, fs.ErrNotExist) && o.missingOK:
+		return spot{h: h, dirRel: dirRel, name: name}, true, nil
+	case errors.Is(err, fs.ErrNotExist):
+		h.close()
+		return spot{}, true, &fs.PathError{Op: "resolve", Path: p, Err: fs.ErrNotExist}
+	}
+	h.close()
+	return spot{}, false, nil
 }
 
 // split turns a clean slash-separated relative path into its components.
@@ -321,6 +356,20 @@ func (r *Root) refuse(p, abs, real string, write bool) error {
 	for _, pat := range r.forbidden {
 		if pat.Match(abs) {
 			return &RefusedError{Path: p, Real: r.show(real), Write: write, Pattern: pat.Text}
+		}
+	}
+	return nil
+}
+
+// refuseBelow is refuse for the entry abs of a directory whose own path
+// passed refuse: forbidden globs are matched against abs alone.
+func (r *Root) refuseBelow(p, abs string) error {
+	if rule := r.protected.check(abs, false); rule != nil {
+		return &RefusedError{Path: p, Rule: rule}
+	}
+	for _, pat := range r.forbidden {
+		if pat.matchSelf(abs) {
+			return &RefusedError{Path: p, Pattern: pat.Text}
 		}
 	}
 	return nil

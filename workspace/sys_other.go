@@ -83,6 +83,16 @@ func (h handle) openFile(name string, flag int, perm fs.FileMode, display string
 	return f, nil
 }
 
+func (h handle) openBeneath(string, int, string) (*os.File, bool) { return nil, false }
+
+// openDirBeneath always defers to the walk.
+func (h handle) openDirBeneath(string) (handle, bool) { return handle{}, false }
+
+// file opens the directory h by its path; display is its path already.
+func (h handle) file(string) (*os.File, error) { return os.Open(h.path) }
+
+func (h handle) dup(string) (*os.File, error) { return os.Open(h.path) }
+
 func (h handle) mkdir(name string, perm fs.FileMode) error {
 	return unwrapPathErr(os.Mkdir(h.join(name), perm))
 }

@@ -111,8 +111,35 @@ func (h handle) openFile(name string, flag int, perm fs.FileMode, display string
 		if err != nil {
 			return nil, err
 		}
-		return os.NewFile(uintptr(fd), display), nil
+		return newFile(fd, flag, display), nil
 	}
+}
+
+// newFile wraps fd. A file opened without blocking (so that a pipe swapped
+// in cannot hang the open) is made blocking again first, so that os treats
+// it as the ordinary file it is and does not try to poll it.
+func newFile(fd, flag int, display string) *os.File {
+	if flag&unix.O_NONBLOCK != 0 {
+		// F_SETFL sets only the status flags; of those, the open asked
+		// for O_NONBLOCK and perhaps O_APPEND.
+		_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFL, flag&unix.O_APPEND)
+	}
+	return os.NewFile(uintptr(fd), display)
+}
+
+// file turns h into an *os.File named display; h must not be used or
+// closed afterwards.
+func (h handle) file(display string) (*os.File, error) {
+	return os.NewFile(uintptr(h.fd), display), nil
+}
+
+// dup returns a new *os.File for the directory h, named display.
+func (h handle) dup(display string) (*os.File, error) {
+	fd, err := unix.FcntlInt(uintptr(h.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), display), nil
 }
 
 func (h handle) mkdir(name string, perm fs.FileMode) error {

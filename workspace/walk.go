@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -123,6 +124,110 @@ func (r *Root) Walk(ctx context.Context, start string, opts WalkOptions, visit f
 	return w.dir(h, rel, 0)
 }
 
+// WalkOpen walks dir, a directory [Root.Open] returned, as [Root.Walk]
+// walks start, but without resolving a path again: the walk starts in the
+// directory dir holds open, so what a call checked and opened is what it
+// walks, whatever was renamed since.
+//
+// # Errors
+//
+// [ErrNotDirectory] when dir is not a directory; an error when dir was
+// not opened in this workspace; the error visit or ctx returned.
+func (r *Root) WalkOpen(ctx context.Context, dir *os.File, opts WalkOptions, visit func(Entry) error) error {
+	defer runtime.KeepAlive(r.file)
+	defer runtime.KeepAlive(dir)
+	rel, err := r.heldDir(dir, "walk")
+	if err != nil {
+		return err
+	}
+	w := &walker{r: r, ctx: ctx, opts: opts, visit: visit}
+	return w.dir(rootHandle(dir, dir.Name()), rel, 0)
+}
+
+// ErrLinkOnTheWay is returned by [Root.OpenDirIn] when a component of the
+// path is a symbolic link.
+var ErrLinkOnTheWay = errors.New("a symbolic link is on the way")
+
+// OpenDirIn opens the directory sub below dir, a directory [Root.Open]
+// returned, one component at a time from dir's open descriptor, following
+// no link: a component that is a link fails with [ErrLinkOnTheWay]. Each
+// component is checked against the protected paths and forbidden
+// patterns. sub is relative, slash-separated, without "..". The returned
+// file's Name is its real absolute path, so it can be walked with
+// [Root.WalkOpen].
+//
+// # Errors
+//
+// A missing component wraps [fs.ErrNotExist]; a file on the way wraps
+// [ErrNotDirectory]; a refusal is a [*RefusedError].
+func (r *Root) OpenDirIn(dir *os.File, sub string) (*os.File, error) {
+	defer runtime.KeepAlive(r.file)
+	defer runtime.KeepAlive(dir)
+	rel, err := r.heldDir(dir, "open")
+	if err != nil {
+		return nil, err
+	}
+	clean := path.Clean(sub)
+	if sub == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.IndexByte(sub, 0) >= 0 {
+		return nil, fmt.Errorf("open %q: %w: give a relative path without ..", sub, ErrInvalidPath)
+	}
+	h := rootHandle(dir, dir.Name())
+	for _, c := range split(clean) {
+		crel := c
+		if rel != "" {
+			crel = rel + "/" + c
+		}
+		cabs := r.join(crel)
+		if err := r.refuse(r.Rel(cabs), cabs, "", false); err != nil {
+			h.close()
+			return nil, err
+		}
+		nh, err := h.openDir(c)
+		if err != nil {
+			st, lerr := h.lstat(c)
+			h.close()
+			switch {
+			case lerr == nil && st.isLink():
+				err = ErrLinkOnTheWay
+			case lerr == nil && !st.IsDir():
+				err = ErrNotDirectory
+			case isNotExist(err):
+				err = fs.ErrNotExist
+			}
+			return nil, &fs.PathError{Op: "open", Path: r.Rel(cabs), Err: err}
+		}
+		h.close()
+		h, rel = nh, crel
+	}
+	if h.borrowed {
+		// sub named dir itself.
+		return h.dup(dir.Name())
+	}
+	return h.file(r.join(rel))
+}
+
+// heldDir returns the workspace-relative path of dir, a directory Open
+// returned.
+func (r *Root) heldDir(dir *os.File, op string) (string, error) {
+	name := dir.Name()
+	var rel string
+	switch {
+	case name == r.dir:
+	case strings.HasPrefix(name, r.prefix):
+		rel = filepath.ToSlash(name[len(r.prefix):])
+	default:
+		return "", fmt.Errorf("%s %s: not a directory opened in the workspace %s", op, name, r.dir)
+	}
+	fi, err := dir.Stat()
+	if err != nil {
+		return "", &fs.PathError{Op: op, Path: r.Rel(name), Err: stripPath(err)}
+	}
+	if !fi.IsDir() {
+		return "", &fs.PathError{Op: op, Path: r.Rel(name), Err: ErrNotDirectory}
+	}
+	return rel, nil
+}
+
 type walker struct {
 	r     *Root
 	ctx   context.Context
@@ -182,7 +287,7 @@ func (w *walker) dir(h handle, rel string, depth int) error {
 				w.skipped(cabs, fmt.Errorf("more than %d directories deep", MaxWalkDepth))
 				continue
 			}
-			if err := w.r.refuse(crel, cabs, "", false); err != nil {
+			if err := w.r.refuseBelow(crel, cabs); err != nil {
 				if err := w.visit(Entry{Path: cabs, Real: cabs, Refused: err, Dir: true, root: w.r}); err != nil {
 					return err
 				}
@@ -201,7 +306,7 @@ func (w *walker) dir(h handle, rel string, depth int) error {
 				return err
 			}
 		case t.IsRegular():
-			ent := Entry{Path: cabs, Real: cabs, Refused: w.r.refuse(crel, cabs, "", false), root: w.r, h: h, name: name}
+			ent := Entry{Path: cabs, Real: cabs, Refused: w.r.refuseBelow(crel, cabs), root: w.r, h: h, name: name}
 			if err := w.visit(ent); err != nil {
 				return err
 			}

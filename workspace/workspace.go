@@ -239,11 +239,14 @@ func (r *Root) Rel(abs string) string {
 	return filepath.ToSlash(rel)
 }
 
-// lexical validates p and returns it cleaned and absolute, and relative to
-// the workspace (slash-separated, "" for the root). A path outside the
-// workspace lexically counts as inside when its existing part resolves into
-// the workspace (the workspace reached through an alias).
-func (r *Root) lexical(p string) (abs, rel string, err error) {
+// locate validates p and returns it cleaned and absolute, and relative to
+// the workspace (slash-separated, "" for the root). A path that a
+// protected-path rule or a forbidden pattern covers as given is refused by
+// that rule, inside the workspace or not, so the refusal names it. A path
+// outside the workspace lexically counts as inside when its existing part
+// resolves into the workspace (the workspace reached through an alias);
+// it is then checked where it leads, too.
+func (r *Root) locate(p string, write bool) (abs, rel string, err error) {
 	if p == "" {
 		return "", "", fmt.Errorf("%w: give a path relative to the workspace %s", ErrEmptyPath, r.dir)
 	}
@@ -255,11 +258,27 @@ func (r *Root) lexical(p string) (abs, rel string, err error) {
 	} else {
 		abs = filepath.Join(r.dir, p)
 	}
+	if err := r.refuse(p, abs, "", write); err != nil {
+		return "", "", err
+	}
 	rel, ok := r.insideRel(abs)
 	if !ok {
 		return abs, "", r.outside(p, abs)
 	}
+	if real := r.join(rel); real != abs {
+		if err := r.refuse(p, real, real, write); err != nil {
+			return "", "", err
+		}
+	}
 	return abs, rel, nil
+}
+
+// join returns the absolute path of rel, a clean workspace-relative path.
+func (r *Root) join(rel string) string {
+	if rel == "" {
+		return r.dir
+	}
+	return filepath.Join(r.dir, filepath.FromSlash(rel))
 }
 
 // insideRel returns abs relative to the workspace when it lies inside,
