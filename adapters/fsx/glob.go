@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -160,25 +161,32 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 		limit = min(*a.MaxResults, t.max)
 	}
 	p := searchPath(a.Path)
-	fi, err := t.root.Stat(p)
+	d, err := t.root.Open(p)
 	if err != nil {
 		return pathFailure(p, err), nil
 	}
-	dir, err := t.root.Resolve(p)
-	if err != nil {
-		return pathFailure(p, err), nil
-	}
+	defer d.Close()
+	dir := d.Name()
 	rel := t.root.Rel(dir)
+	fi, err := d.Stat()
+	if err != nil {
+		return tool.Failure("cannot list %s: %v", where(rel), err), nil
+	}
 	if !fi.IsDir() {
 		return tool.Failure("%s is a file, not a directory: set path to a directory, or use file_read to read the file", rel), nil
 	}
 
-	start, ok := t.walkStart(dir, pattern)
+	// The walk starts in the directory just opened and checked (or one
+	// below it, opened from it), so no path is resolved again.
+	start, ok := t.walkStart(d, pattern)
 	var files []string
 	truncated := false
 	dropped := 0
 	if ok {
-		err = t.root.Walk(ctx, start, walkOptions(t.root, t.log), func(e workspace.Entry) error {
+		if start != d {
+			defer start.Close()
+		}
+		err = t.root.WalkOpen(ctx, start, walkOptions(t.root, t.log), func(e workspace.Entry) error {
 			r, err := filepath.Rel(dir, e.Path)
 			if err != nil {
 				return nil
@@ -231,30 +239,24 @@ func (t *GlobSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.Res
 }
 
 // walkStart narrows the walk to the pattern's literal leading directories
-// ("src/app" for "src/app/**/*.go"). It falls back to dir when that prefix
-// passes through a symbolic link or .git, which a full walk would not
-// enter either, or is refused by policy, which a full walk reports, and
-// reports false when the prefix does not exist.
-func (t *GlobSearch) walkStart(dir, pattern string) (string, bool) {
+// ("src/app" for "src/app/**/*.go"), opened from d without following a
+// link. It falls back to d when that prefix passes through a symbolic link
+// or .git, which a full walk would not enter either, or is refused by
+// policy, which a full walk reports, and reports false when the prefix
+// does not exist.
+func (t *GlobSearch) walkStart(d *os.File, pattern string) (*os.File, bool) {
 	base, _ := doublestar.SplitPattern(pattern)
 	if base == "." || base == "" || strings.ContainsRune(base, '\\') || slices.Contains(strings.Split(base, "/"), ".git") {
-		return dir, true
+		return d, true
 	}
-	cand := filepath.Join(dir, filepath.FromSlash(base))
-	real, err := t.root.Resolve(cand)
-	if errors.Is(err, workspace.ErrProtected) || errors.Is(err, workspace.ErrForbidden) {
-		return dir, true
+	sub, err := t.root.OpenDirIn(d, base)
+	switch {
+	case err == nil:
+		return sub, true
+	case errors.Is(err, workspace.ErrProtected), errors.Is(err, workspace.ErrForbidden), errors.Is(err, workspace.ErrLinkOnTheWay):
+		return d, true
 	}
-	if err != nil {
-		return "", false
-	}
-	if real != cand {
-		return dir, true
-	}
-	if fi, err := t.root.Stat(cand); err != nil || !fi.IsDir() {
-		return "", false
-	}
-	return cand, true
+	return nil, false
 }
 
 // couldEnter reports whether a pattern could match something below the

@@ -232,10 +232,11 @@ func (t *ContentSearch) Execute(ctx context.Context, raw json.RawMessage) (tool.
 			return tool.Failure("%s looks like a binary file: content_search only searches text files", rel), nil
 		}
 	} else if fi.IsDir() {
-		_ = target.Close()
-		// The walk visits files in the order of their paths, so the
-		// result limit keeps the first matches in that order.
-		err := t.root.Walk(ctx, p, walkOptions(t.root, t.log), func(e workspace.Entry) error {
+		defer target.Close()
+		// The walk starts in the directory just opened and checked, and
+		// visits files in the order of their paths, so the result limit
+		// keeps the first matches in that order.
+		err := t.root.WalkOpen(ctx, target, walkOptions(t.root, t.log), func(e workspace.Entry) error {
 			r := t.root.Rel(e.Path)
 			if e.Refused != nil {
 				if e.Dir || len(include) == 0 || matchesAny(include, r) {
