@@ -311,7 +311,7 @@ var vectors = []vector{
 	{name: "git push", line: "git push origin main", tier: H, allowed: true, an: true, reason: `"git push" is high risk (changes a remote repository)`},
 	{name: "git reset", line: "git reset --hard", tier: H, allowed: true, an: true, reason: "discards uncommitted changes"},
 	{name: "git checkout", line: "git checkout -b x", tier: M, allowed: true, an: true},
-	{name: "git config", line: "git config user.name x", tier: H, allowed: true, an: true, reason: "sets configuration that can name programs git runs"},
+	{name: "git config", line: "git config user.name x", tier: H, allowed: true, an: true, reason: "changes configuration, which can name programs git runs"},
 	{name: "git output file", line: "git log --output=/tmp/x", tier: H, allowed: true, an: true, reason: "writes a file"},
 	{name: "git no pager", line: "git --no-pager log", tier: L, allowed: true, an: true},
 	{name: "git -C", line: "git -C sub status", tier: L, allowed: true, an: true},

@@ -106,20 +106,24 @@
 // --git-dir and --work-tree naming a relative path inside the working
 // directory, ...); -c, --config-env, --exec-path, -p/--paginate and any
 // other global option are high. Low: status, log, diff, show, rev-parse,
-// ls-files, blame, describe, shortlog, ls-tree, version, reflog (show,
-// exists), stash list, remote (listing, get-url), help without a page,
-// and branch and tag when they list; each reads its own table. git's
+// rev-list, ls-files, ls-tree, cat-file, grep, blame, describe, shortlog,
+// version, reflog (show, exists), stash list, remote (listing, get-url),
+// config when it reads (--get, --get-all, --get-regexp, --get-urlmatch,
+// --list, --get-color, --get-colorbool), help without a page, and branch
+// and tag when they list; each reads its own table. git's
 // tables are not complete, so an abbreviation is understood only when it
 // selects an option that raises the tier (git log --outp=x is --output):
 // write other options in full. --ext-diff, --textconv, --show-signature,
-// --output and --help (which opens a manual viewer) are high. Medium:
+// --output, cat-file --filters, grep -O/--open-files-in-pager and --help
+// (which opens a manual viewer) are high. Medium:
 // commit, add, tag and branch when they create, checkout of a branch,
 // switch, reset (soft, mixed, paths), merge, rebase, cherry-pick, revert,
 // stash push/save/pop/apply/branch, init, mv, rm and remote
 // add/rename/remove/set-*; their unknown options keep them medium, and the
 // options that run programs or discard data raise them. High: push, pull,
 // fetch, clone, ls-remote, archive, submodule, clean, restore, gc, prune,
-// update-ref, filter-branch, replace, config, worktree, bisect, reset
+// update-ref, filter-branch, replace, config that sets or edits a value,
+// worktree, bisect, reset
 // --hard/--merge/--keep, checkout -f, -m, -p, --ours, --theirs or of files
 // (after --, several operands, or one naming a file), switch -f/-m, branch
 // -D, -f, -M, -C and --edit-description, stash drop/clear, reflog

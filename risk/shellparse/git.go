@@ -129,6 +129,30 @@ func init() {
 		"ls-tree": low(gitTable("git ls-tree", `d r t l|long z name-only name-status object-only
 			full-name full-tree abbrev=? format= h help!r`, gitWhy, false)),
 		"version": low(gitTable("git version", `build-options h`, nil, false)),
+		"rev-list": low(gitTable("git rev-list", gitRevOpts+` count objects objects-edge timestamp
+			header h help!r`, gitWhyRev, true)),
+		"cat-file": low(spec{cmd: "git cat-file", endOfOptions: true, maxOperands: 2, opts: `e p t s
+			allow-unknown-type use-mailmap mailmap batch=? batch-check=? batch-command=?
+			batch-all-objects z buffer follow-symlinks unordered textconv!r filters!r path= h help!r`,
+			why: map[string]string{"textconv": gitWhy["textconv"], "filters": "runs the filter programs that configuration names",
+				"help": gitWhy["help"]}}.compile()),
+		"grep": low(gitTable("git grep", `cached no-index untracked exclude-standard no-exclude-standard
+			recurse-submodules v|invert-match i|ignore-case w|word-regexp a|text I textconv!r no-textconv
+			r|recursive max-depth= E|extended-regexp G|basic-regexp F|fixed-strings P|perl-regexp
+			n|line-number column h H full-name l|files-with-matches name-only L|files-without-match
+			z|null o|only-matching c|count color=? no-color break heading C=|context= B=|before-context=
+			A=|after-context= threads= p|show-function W|function-context f= e= and or not q|quiet
+			all-match O=?|open-files-in-pager=?!r ext-grep m=|max-count= help!r`,
+			map[string]string{"textconv": gitWhy["textconv"], "O": "runs a pager program on the files",
+				"help": gitWhy["help"]}, true)),
+		"config": {tier: tool.Low, check: gitConfigReads, g: gitTable("git config", `global system local
+			worktree f=|file= blob= get get-all get-regexp get-urlmatch l|list get-color get-colorbool
+			t=|type= bool int bool-or-int bool-or-str path expiry-date z|null name-only includes
+			no-includes show-origin show-scope default= fixed-value
+			replace-all!x add!x unset!x unset-all!x rename-section!x remove-section!x e|edit!r h help!r`,
+			map[string]string{"replace-all": gitConfigWhy, "add": gitConfigWhy, "unset": gitConfigWhy,
+				"unset-all": gitConfigWhy, "rename-section": gitConfigWhy, "remove-section": gitConfigWhy,
+				"e": "opens an editor", "help": gitWhy["help"]}, false)},
 		"help": {tier: tool.Low, g: spec{cmd: "git help", operands: gitHelpOperands, opts: `a|all g|guides
 			no-external-commands no-aliases verbose c|config m|man!r w|web!r i|info!r`,
 			why: map[string]string{"m": gitWhy["help"], "w": gitWhy["help"], "i": gitWhy["help"]}}.compile()},
@@ -236,10 +260,23 @@ func init() {
 		"filter-branch": highWhy("rewrites history"),
 		"filter-repo":   highWhy("rewrites history"),
 		"replace":       highWhy("rewrites what objects git shows"),
-		"config":        highWhy("sets configuration that can name programs git runs"),
 		"worktree":      highWhy("creates or deletes working trees"),
 		"bisect":        highWhy("runs commands and moves HEAD"),
 	}
+}
+
+const gitConfigWhy = "changes configuration, which can name programs git runs"
+
+// gitConfigReads: git config is low only when it reads (--get, --get-all,
+// --get-regexp, --get-urlmatch, --list, --get-color, --get-colorbool);
+// NAME VALUE without them sets a value.
+func gitConfigReads(_ *Analyzer, _ string, p *parsed) (tool.Tier, string) {
+	for _, read := range []string{"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool"} {
+		if p.has(read) {
+			return tool.Low, ""
+		}
+	}
+	return tool.High, fmt.Sprintf("%q is high risk (%s)", "git config", gitConfigWhy)
 }
 
 // gitHelpOperands: git help NAME opens a manual page.
