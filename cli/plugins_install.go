@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 
@@ -85,6 +87,10 @@ func pluginsInstall(cmd *cobra.Command, e *env, arg string, force bool) error {
 	if err != nil {
 		return err
 	}
+	// Installing checks the plugin, not the operator's settings for it,
+	// whose config may well be written only afterwards: it is checked as
+	// if it had no [[plugins.entries]] table. Loading checks the entry.
+	p.cfg = withoutEntry(p.cfg, m.Name)
 	st := p.status(stage)
 	if len(st.Problems) > 0 {
 		return withCode(ExitVerify, fmt.Errorf("install %s: %s", m.Name, strings.Join(st.Problems, "; ")))
@@ -226,4 +232,11 @@ func copyFile(src, dst string, b *copyBudget) error {
 		err = errors.New("the plugin grew while it was copied")
 	}
 	return err
+}
+
+// withoutEntry is cfg without the [[plugins.entries]] table of name.
+func withoutEntry(cfg *config.Config, name string) *config.Config {
+	c := *cfg
+	c.Plugins.Entries = slices.DeleteFunc(slices.Clone(cfg.Plugins.Entries), func(e config.PluginEntry) bool { return e.Name == name })
+	return &c
 }

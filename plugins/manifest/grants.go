@@ -88,8 +88,10 @@ func ResolveGrants(m *Manifest, entry *config.PluginEntry, workspace string) (Gr
 }
 
 // RequestedGrants is everything m requests, as [ResolveGrants] would grant
-// it to an operator who granted all of it (used by `talon plugins test`).
-// Config values come from entry when it is not nil.
+// it to an operator who granted all of it (used by `talon plugins test`
+// and install). Config values come from entry when it is not nil and are
+// then checked against the config_schema; without an entry there is no
+// config to check, since installing or testing a plugin needs none.
 func RequestedGrants(m *Manifest, entry *config.PluginEntry, workspace string) (Grants, error) {
 	all := config.PluginEntry{
 		Name:         m.Name,
@@ -100,6 +102,10 @@ func RequestedGrants(m *Manifest, entry *config.PluginEntry, workspace string) (
 	}
 	if entry != nil {
 		all.Config = entry.Config
+	} else if len(m.ConfigSchema) > 0 {
+		unchecked := *m
+		unchecked.ConfigSchema = nil
+		m = &unchecked
 	}
 	return ResolveGrants(m, &all, workspace)
 }
