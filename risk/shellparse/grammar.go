@@ -179,8 +179,11 @@ func (s spec) compile() *grammar {
 	for _, tok := range strings.Fields(s.opts) {
 		o := &option{}
 		if body, code, ok := strings.Cut(tok, "!"); ok {
-			e, known := effectCodes[code[0]]
-			if !known || len(code) != 1 {
+			e, known := effect(0), false
+			if len(code) == 1 {
+				e, known = effectCodes[code[0]]
+			}
+			if !known {
 				panic(fmt.Sprintf("shellparse: %s: bad effect in %q", s.cmd, tok))
 			}
 			tok, o.effect = body, e
