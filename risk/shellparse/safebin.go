@@ -45,8 +45,10 @@ func (k ArgKind) valid(v string) bool {
 // found through PATH under its bare name, every argument is a flag of the
 // profile with a valid value, it takes no file operands (Operands allows
 // non-path operands such as tr's sets), and it neither reads nor writes a
-// file through a redirection. A qualifying safe bin is low risk and
-// allowed even when AllowedCommands does not list it.
+// file through a redirection; a command talon has an option table for
+// must pass that table too (a profile narrows the table, never widens
+// it). A qualifying safe bin is low risk and allowed even when
+// AllowedCommands does not list it.
 type SafeBin struct {
 	// Flags are the flags without a value ("-c", "--count").
 	Flags []string
