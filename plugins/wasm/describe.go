@@ -23,7 +23,10 @@ const describeCacheVersion = "talon-wasm-describe-v1"
 // hash pins the entry too), the plugin's name, the ABI and the granted
 // config values, which talon_describe may read.
 func describeKey(p *manifest.Plugin, module []byte) string {
-	cfg, _ := json.Marshal(p.Grants.Config) // map keys are sorted
+	cfg := []byte("{}") // no config, whether nil or empty
+	if len(p.Grants.Config) > 0 {
+		cfg, _ = json.Marshal(p.Grants.Config) // map keys are sorted
+	}
 	mod := sha256.Sum256(module)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%x\x00%s\x00", describeCacheVersion, manifest.ABIVersion, p.Manifest.Name, mod, p.Hash)

@@ -291,3 +291,34 @@ func TestGreedyCallsGiveMemoryBack(t *testing.T) {
 		t.Fatalf("RSS is %d MiB after the greedy calls, more than twice the %d MiB before the plugin loaded", after>>20, before>>20)
 	}
 }
+
+// TestDescribeKey: install (grants from the manifest alone) and a later
+// load (grants resolved against the operator's entry) must find the same
+// cache entry when neither has config values; config values, the module
+// and plugin.toml each change the key.
+func TestDescribeKey(t *testing.T) {
+	base := func() *manifest.Plugin {
+		return &manifest.Plugin{Manifest: manifest.Manifest{Name: "p"}, Hash: "h"}
+	}
+	key := func(mod string, edit func(p *manifest.Plugin)) string {
+		p := base()
+		edit(p)
+		return describeKey(p, []byte(mod))
+	}
+	same := key("m", func(p *manifest.Plugin) {})
+	if got := key("m", func(p *manifest.Plugin) { p.Grants.Config = map[string]any{} }); got != same {
+		t.Error("an empty config map changed the key")
+	}
+	for name, edit := range map[string]func(p *manifest.Plugin){
+		"config":   func(p *manifest.Plugin) { p.Grants.Config = map[string]any{"units": "metric"} },
+		"manifest": func(p *manifest.Plugin) { p.Hash = "other" },
+		"name":     func(p *manifest.Plugin) { p.Manifest.Name = "q" },
+	} {
+		if key("m", edit) == same {
+			t.Errorf("a different %s kept the key", name)
+		}
+	}
+	if key("other module", func(p *manifest.Plugin) {}) == same {
+		t.Error("a different module kept the key")
+	}
+}
