@@ -67,7 +67,9 @@ type HTTPPermissions struct {
 	AllowedHosts []string `toml:"allowed_hosts"`
 }
 
-// Limits is [limits]. Zero values mean the defaults below.
+// Limits is [limits]. Zero values mean the defaults below. The operator's
+// [plugins] ceilings bound them: the loader refuses a manifest over one and
+// hands hosts the defaults lowered to them.
 type Limits struct {
 	TimeoutMS      int `toml:"timeout_ms"`
 	MaxMemoryMB    int `toml:"max_memory_mb"`
