@@ -232,6 +232,18 @@ func (p Protected) ReadOnlyIn(dir string) []string {
 	return out
 }
 
+// Refuse returns the [*RefusedError] with which a tool that reaches files
+// by other means than a [Root] (a plugin's granted directory) refuses
+// path, whose clean absolute form is abs, or nil when no rule covers it.
+// write asks about changing the path. It does not touch the disk: links
+// are the caller's to resolve (a Root does).
+func (p Protected) Refuse(path, abs string, write bool) error {
+	if rule := p.check(filepath.Clean(abs), write); rule != nil {
+		return &RefusedError{Path: path, Write: write, Rule: rule}
+	}
+	return nil
+}
+
 // check returns the rule that refuses abs (clean and absolute), or nil.
 // Reading is refused by NoAccess rules; writing by every rule.
 func (p Protected) check(abs string, write bool) *Rule {

@@ -162,17 +162,27 @@ func (r *Root) walk(p, abs, rel string, o findOpts) (spot, error) {
 		if hops > MaxLinks {
 			return fmt.Errorf("path %q: %w", p, ErrTooManyLinks)
 		}
+		// outside refuses a link out of the workspace; a protected or
+		// forbidden place out there is refused by its rule, which says
+		// more.
+		outside := func(to string) error {
+			to = filepath.Join(append([]string{to}, comps[i+1:]...)...)
+			if err := r.refuse(p, to, to, o.write); err != nil {
+				return err
+			}
+			return r.outside(p, abs)
+		}
 		var base string
 		if filepath.IsAbs(target) {
 			trel, ok := r.insideRel(filepath.Clean(target))
 			if !ok {
-				return r.outside(p, abs)
+				return outside(filepath.Clean(target))
 			}
 			base = trel
 		} else {
 			base = path.Join(strings.Join(cur, "/"), filepath.ToSlash(target))
 			if base == ".." || strings.HasPrefix(base, "../") || path.IsAbs(base) {
-				return r.outside(p, abs)
+				return outside(filepath.Join(r.dir, filepath.FromSlash(base)))
 			}
 		}
 		head := split(base)
@@ -299,7 +309,8 @@ func isPermission(err error) bool { return errors.Is(err, fs.ErrPermission) }
 // wrapWalkErr keeps errors the walk made itself and wraps system errors
 // with the caller's path.
 func wrapWalkErr(p string, err error) error {
-	if errors.Is(err, ErrOutsideWorkspace) || errors.Is(err, ErrTooManyLinks) || errors.Is(err, ErrDanglingLink) {
+	var re *RefusedError
+	if errors.As(err, &re) || errors.Is(err, ErrOutsideWorkspace) || errors.Is(err, ErrTooManyLinks) || errors.Is(err, ErrDanglingLink) {
 		return err
 	}
 	return &fs.PathError{Op: "resolve", Path: p, Err: err}

@@ -154,6 +154,12 @@ func (r *Root) compile(patterns []string) ([]Pattern, error) {
 	return out, nil
 }
 
+// Close closes the workspace directory. r, and every copy [Root.WithForbidden]
+// made of it, can no longer be used: Close must not run before or during
+// another call of r. A Root kept for the life of the process need not be
+// closed.
+func (r *Root) Close() error { return r.file.Close() }
+
 // Dir returns the absolute, symlink-free workspace directory.
 func (r *Root) Dir() string { return r.dir }
 

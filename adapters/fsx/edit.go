@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -135,6 +136,12 @@ func (t *EditFile) Execute(ctx context.Context, raw json.RawMessage) (tool.Resul
 		return tool.Failure("old_string is empty: pass the exact text to replace, with enough surrounding lines to be unique; to create a file use file_write"), nil
 	case *a.OldString == *a.NewString:
 		return tool.Failure("old_string and new_string are identical: there is nothing to change"), nil
+	}
+	// An edit changes the file: a path no tool may change is refused by
+	// its rule before it is read (reading a repository's config is
+	// allowed, changing it is not).
+	if _, err := t.root.ResolveForWrite(a.Path); errors.Is(err, workspace.ErrProtected) || errors.Is(err, workspace.ErrForbidden) {
+		return pathFailure(a.Path, err), nil
 	}
 	f, err := t.root.Open(a.Path)
 	if err != nil {
