@@ -12,6 +12,7 @@ import (
 
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/plugins/manifest"
+	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -301,7 +302,7 @@ func start(ctx context.Context, r *Report, opts Options, set *Set) (*plugin, err
 	if p.EntryPath == "" {
 		return nil, fmt.Errorf("plugin %s has no usable entry", r.Name)
 	}
-	env := Env{Workspace: opts.Workspace, DataDir: opts.DataDir,
+	env := Env{Workspace: opts.Workspace, DataDir: opts.DataDir, Protected: risk.ProtectedPaths(cfg, opts.DataDir, nil),
 		Logger: opts.Logger.With().Str("attribution", r.Attribution()).Logger()}
 	l, err := host.Load(ctx, p, env)
 	if err != nil {

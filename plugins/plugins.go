@@ -16,6 +16,7 @@ import (
 
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
+	"github.com/talonhq/talon/workspace"
 )
 
 // Host runs the plugins of one kind.
@@ -35,6 +36,10 @@ type Env struct {
 	// DataDir/cache/<kind> (installed plugins live elsewhere, in
 	// plugins_dir).
 	DataDir string
+	// Protected lists the places no plugin file access may read or change
+	// (talon's config and data, the operator's secrets); the zero value
+	// makes a host derive it from DataDir and the environment.
+	Protected workspace.Protected
 	// Logger carries the plugin's attribution ("wasm.<name>").
 	Logger zerolog.Logger
 }

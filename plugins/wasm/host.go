@@ -228,6 +228,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		maxOutput: limits.OutputBytes(),
 		grants:    realDirs(p.Grants),
 		workspace: ws,
+		protected: protectedFor(env),
 		guard:     guard,
 		secret:    h.opts.Secret,
 		maxCalls:  h.opts.MaxCalls,

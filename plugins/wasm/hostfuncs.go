@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -24,8 +20,6 @@ import (
 const (
 	// maxRequestBytes bounds a document a guest passes to a host function.
 	maxRequestBytes = 8 << 20
-	// maxFileBytes bounds fs_read.
-	maxFileBytes = 8 << 20
 	// maxLogBytes bounds one log message.
 	maxLogBytes = 4 << 10
 )
@@ -262,129 +256,4 @@ func hostList(hs []string) string {
 		return "none"
 	}
 	return strings.Join(hs, ", ")
-}
-
-// fsRequestDoc is the request of fs_read, fs_write and fs_list.
-type fsRequestDoc struct {
-	Path string `json:"path"`
-	Data []byte `json:"data"`
-}
-
-// fsEntry is one entry of fs_list's response.
-type fsEntry struct {
-	Name string `json:"name"`
-	Dir  bool   `json:"dir"`
-	Size int64  `json:"size"`
-}
-
-func (s *callState) fsRead(_ context.Context, req []byte) (any, error) {
-	r, root, rel, err := s.fsOpen("fs_read", req, s.p.grants.FSRead, "fs_read")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = root.Close() }()
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, fsError("fs_read", r.Path, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fsError("fs_read", r.Path, err)
-	}
-	if len(b) > maxFileBytes {
-		return nil, fmt.Errorf("fs_read %s: the file is over %d bytes", r.Path, maxFileBytes)
-	}
-	return map[string][]byte{"data": b}, nil
-}
-
-func (s *callState) fsWrite(_ context.Context, req []byte) (any, error) {
-	r, root, rel, err := s.fsOpen("fs_write", req, s.p.grants.FSWrite, "fs_write")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = root.Close() }()
-	if dir := filepath.Dir(rel); dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return nil, fsError("fs_write", r.Path, err)
-		}
-	}
-	if err := root.WriteFile(rel, r.Data, 0o644); err != nil {
-		return nil, fsError("fs_write", r.Path, err)
-	}
-	return map[string]int{"written": len(r.Data)}, nil
-}
-
-func (s *callState) fsList(_ context.Context, req []byte) (any, error) {
-	roots := append(append([]string(nil), s.p.grants.FSRead...), s.p.grants.FSWrite...)
-	r, root, rel, err := s.fsOpen("fs_list", req, roots, "fs_read or fs_write")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = root.Close() }()
-	f, err := root.Open(rel)
-	if err != nil {
-		return nil, fsError("fs_list", r.Path, err)
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, fsError("fs_list", r.Path, err)
-	}
-	out := make([]fsEntry, 0, len(ents))
-	for _, e := range ents {
-		fe := fsEntry{Name: e.Name(), Dir: e.IsDir()}
-		if info, err := e.Info(); err == nil && !e.IsDir() {
-			fe.Size = info.Size()
-		}
-		out = append(out, fe)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return map[string][]fsEntry{"entries": out}, nil
-}
-
-// fsOpen decodes a file request and opens the granted root that holds
-// its path. A relative path is taken from the workspace. The root is an
-// os.Root, so no symbolic link or ".." leads out of it at any step.
-func (s *callState) fsOpen(fn string, req []byte, roots []string, grant string) (fsRequestDoc, *os.Root, string, error) {
-	var r fsRequestDoc
-	if err := json.Unmarshal(req, &r); err != nil {
-		return r, nil, "", fmt.Errorf("%s: the request is not valid JSON: %w", fn, err)
-	}
-	if r.Path == "" || strings.IndexByte(r.Path, 0) >= 0 {
-		return r, nil, "", fmt.Errorf("%s: the path is empty or holds a NUL byte", fn)
-	}
-	abs := r.Path
-	if !filepath.IsAbs(abs) {
-		abs = filepath.Join(s.p.workspace, abs)
-	}
-	abs = filepath.Clean(abs)
-	for _, dir := range roots {
-		rel, err := filepath.Rel(dir, abs)
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue
-		}
-		root, err := os.OpenRoot(dir)
-		if err != nil {
-			return r, nil, "", fmt.Errorf("%s: granted directory %s: %w", fn, dir, err)
-		}
-		return r, root, rel, nil
-	}
-	if len(roots) == 0 {
-		return r, nil, "", fmt.Errorf("%s %s: plugin %s has no %s grant: the manifest must request a directory and the operator grant it", fn, r.Path, s.p.name, grant)
-	}
-	return r, nil, "", fmt.Errorf("%s %s: outside the directories plugin %s was granted (%s: %s)", fn, r.Path, s.p.name, grant, strings.Join(roots, ", "))
-}
-
-// fsError explains an os.Root failure; an escape through a symbolic link
-// says so.
-func fsError(fn, path string, err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	if strings.Contains(err.Error(), "escapes") {
-		return fmt.Errorf("%s %s: the path leads outside its granted directory (through a symbolic link or ..)", fn, path)
-	}
-	return fmt.Errorf("%s %s: %w", fn, path, err)
 }

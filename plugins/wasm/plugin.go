@@ -15,6 +15,7 @@ import (
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
+	"github.com/talonhq/talon/workspace"
 )
 
 // plugin is one loaded WASM plugin: its runtime, compiled module, grants
@@ -31,6 +32,7 @@ type plugin struct {
 	maxOutput int
 	grants    manifest.Grants
 	workspace string
+	protected workspace.Protected // what the file host functions refuse
 	guard     *netguard.Guard
 	secret    func(string) (string, bool)
 	maxCalls  int
