@@ -108,27 +108,46 @@ func (p Problem) String() string {
 }
 
 // CheckForbiddenPatterns reports forbidden_paths patterns that can never
-// match what their author meant: a relative pattern that climbs out of the
-// workspace with "..", "~user/" (only "~/" is expanded), a backslash used
-// as a separator, an empty pattern. Patterns that do not compile are load
-// errors ([NewProfile]) and are not repeated here; a pattern naming a
-// file that does not exist yet is fine.
+// match what their author meant: an empty pattern, one that starts or
+// ends with a space, a relative pattern that climbs out of the workspace
+// with "..", "~user/" (only "~/" is expanded), "$VAR" (environment
+// variables are not expanded), a Windows drive or a backslash used as a
+// separator on other systems, and "**" inside a name, which matches like
+// "*" and never crosses a directory. Patterns that do not compile are
+// load errors ([NewProfile]) and are not repeated here; a pattern naming
+// a file that does not exist yet is fine.
 func CheckForbiddenPatterns(patterns []string) []Problem {
 	var out []Problem
 	add := func(p, format string, args ...any) {
 		out = append(out, Problem{Pattern: p, Message: fmt.Sprintf("forbidden_paths pattern %q ", p) + fmt.Sprintf(format, args...)})
 	}
+	windows := runtime.GOOS == "windows"
 	for _, p := range patterns {
 		switch {
 		case strings.TrimSpace(p) == "":
 			add(p, "is empty and matches nothing: remove it")
 			continue
+		case strings.TrimSpace(p) != p:
+			add(p, "starts or ends with a space, so it matches only names that do: remove the spaces")
+			continue
 		case strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/"):
 			add(p, "starts with ~ but not ~/: only ~/ means the home directory, so this is a path relative to the workspace; write ~/... or an absolute path")
 			continue
-		case runtime.GOOS != "windows" && strings.Contains(p, `\`):
+		case strings.Contains(p, "$"):
+			add(p, "contains $: environment variables are not expanded in forbidden_paths, so it matches only a name with a literal $; write ~/... or an absolute path")
+			continue
+		case !windows && len(p) >= 3 && p[1] == ':' && (p[2] == '/' || p[2] == '\\') && isLetter(p[0]):
+			add(p, "starts with a Windows drive, which is a directory name relative to the workspace here: write an absolute path")
+			continue
+		case !windows && strings.Contains(p, `\`):
 			add(p, `contains a backslash, which escapes the next character in a pattern and never separates directories: use /`)
 			continue
+		}
+		for _, seg := range strings.Split(filepath.ToSlash(p), "/") {
+			if seg != "**" && strings.Contains(seg, "**") {
+				add(p, `has "**" inside a name, where "**" matches like "*" and never crosses a directory: write **/ as a whole segment, as in **/*.pem`)
+				break
+			}
 		}
 		if p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p) {
 			continue
@@ -139,6 +158,8 @@ func CheckForbiddenPatterns(patterns []string) []Problem {
 	}
 	return out
 }
+
+func isLetter(b byte) bool { return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
 // CheckPolicy runs [CheckForbiddenPatterns] on every profile of cfg, in
 // the order of their names.

@@ -17,6 +17,9 @@ type Pattern struct {
 	abs string
 	// glob says abs holds glob syntax.
 	glob bool
+	// alt is abs with the symbolic links of its literal leading
+	// directories resolved, when that differs: tools see real paths.
+	alt string
 }
 
 // CompilePattern anchors a forbidden_paths pattern: "~" and a leading "~/"
@@ -39,7 +42,20 @@ func CompilePattern(text, ws, home string) (Pattern, error) {
 	if !doublestar.ValidatePattern(slash) {
 		return Pattern{}, fmt.Errorf("forbidden_paths pattern %q does not compile: check its brackets and braces", text)
 	}
-	return Pattern{Text: text, abs: slash, glob: strings.ContainsAny(slash, "*?[{\\")}, nil
+	p := Pattern{Text: text, abs: slash, glob: strings.ContainsAny(slash, "*?[{\\")}
+	base, rest := slash, ""
+	if p.glob {
+		base, rest = doublestar.SplitPattern(slash)
+	}
+	if !strings.Contains(base, "\\") {
+		if real := filepath.ToSlash(resolveLoosely(filepath.FromSlash(base))); real != base {
+			p.alt = real
+			if rest != "" {
+				p.alt = strings.TrimSuffix(real, "/") + "/" + rest
+			}
+		}
+	}
+	return p, nil
 }
 
 // AnchorPattern returns the pattern as an absolute, clean path pattern:
@@ -73,27 +89,40 @@ func AnchorPattern(text, ws, home string) (string, error) {
 
 // Match reports whether abs, a clean absolute path, is forbidden: it is
 // the pattern's path or lies below it, or it matches the pattern as a
-// glob.
+// glob. A pattern whose leading directories pass through a symbolic link
+// matches the paths below the link's target too.
 func (p Pattern) Match(abs string) bool {
 	s := filepath.ToSlash(abs)
-	if s == p.abs || (strings.HasPrefix(s, p.abs) && (strings.HasSuffix(p.abs, "/") || s[len(p.abs)] == '/')) {
+	if p.match(p.abs, abs, s) {
+		return true
+	}
+	return p.alt != "" && p.match(p.alt, abs, s)
+}
+
+func (p Pattern) match(pat, abs, s string) bool {
+	if under(s, pat) {
 		return true
 	}
 	if !p.glob {
-		return foldCase && underPath(abs, filepath.FromSlash(p.abs))
+		return foldCase && underPath(abs, filepath.FromSlash(pat))
 	}
-	if doublestar.MatchUnvalidated(p.abs, s) {
+	if doublestar.MatchUnvalidated(pat, s) {
 		return true
 	}
 	// A pattern that matches a directory covers what is below it.
 	for dir := parentDir(s); ; dir = parentDir(dir) {
-		if doublestar.MatchUnvalidated(p.abs, dir) {
+		if doublestar.MatchUnvalidated(pat, dir) {
 			return true
 		}
 		if dir == "/" {
 			return false
 		}
 	}
+}
+
+// under reports whether the slash path s is pat or lies below it.
+func under(s, pat string) bool {
+	return s == pat || (strings.HasPrefix(s, pat) && (strings.HasSuffix(pat, "/") || s[len(pat)] == '/'))
 }
 
 // matchSelf is Match for a path whose parent directories are known not
@@ -104,10 +133,10 @@ func (p Pattern) matchSelf(abs string) bool {
 		return p.Match(abs)
 	}
 	s := filepath.ToSlash(abs)
-	if s == p.abs || (strings.HasPrefix(s, p.abs) && (strings.HasSuffix(p.abs, "/") || s[len(p.abs)] == '/')) {
+	if under(s, p.abs) || doublestar.MatchUnvalidated(p.abs, s) {
 		return true
 	}
-	return doublestar.MatchUnvalidated(p.abs, s)
+	return p.alt != "" && (under(s, p.alt) || doublestar.MatchUnvalidated(p.alt, s))
 }
 
 // parentDir is path.Dir for a clean absolute slash path.

@@ -1,6 +1,7 @@
 package workspace_test
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,4 +90,40 @@ func FuzzPattern(f *testing.F) {
 			t.Fatalf("%q does not match its own path %s", pattern, abs)
 		}
 	})
+}
+
+// TestPatternThroughLink: a pattern written with a link in its leading
+// directories (a home directory that is a link, ~/ or absolute) matches
+// the real paths tools report. Before, it matched only paths given
+// through the link, and file tools, which see real paths, ignored it.
+func TestPatternThroughLink(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(base, "real-home")
+	mkdir(t, real, "proj", "secrets")
+	write(t, filepath.Join(real, "proj", "secrets", "db.txt"), "PASSWORD\n")
+	write(t, filepath.Join(real, "proj", "a.pem"), "KEY\n")
+	write(t, filepath.Join(real, "proj", "ok.txt"), "ok\n")
+	symlink(t, "real-home", filepath.Join(base, "home"))
+	home := filepath.Join(base, "home")
+	root, err := workspace.Open(filepath.Join(real, "proj"), workspace.Options{Home: home, Forbidden: []string{
+		"~/proj/secrets",
+		filepath.Join(home, "proj", "*.pem"),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"secrets/db.txt", "a.pem", filepath.Join(home, "proj", "a.pem")} {
+		if f, err := root.Open(p); !errors.Is(err, workspace.ErrForbidden) {
+			closeIf(f)
+			t.Errorf("Open(%q) = %v, want forbidden", p, err)
+		}
+	}
+	f, err := root.Open("ok.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeIf(f)
 }
