@@ -23,7 +23,12 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		Long: `A call that needs approval, from an MCP client that cannot ask its user itself,
 waits in talon serve until someone answers it here (or the approval timeout passes,
 and the call is denied). The commands reach every talon serve that uses the same
-data directory, over a Unix socket only this user can open.`,
+data directory, over a Unix socket only this user can open.
+
+Approvals come only from people: a server refuses these commands from any process
+that talon started (a tool, a shell line, a daemon a tool left behind, or a
+talon approvals run by one of them), logs the attempt, and keeps the call waiting.
+Run them in a terminal of your own.`,
 	}
 	cmd.AddCommand(newApprovalsListCmd(e), newApprovalsDecideCmd(e, "approve"), newApprovalsDecideCmd(e, "deny"))
 	return cmd
@@ -152,10 +157,15 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 	return cmd
 }
 
-// approvalsError gives the errors of the control endpoint their exit codes.
+// approvalsError gives the errors of the control endpoint their exit codes:
+// an id nobody waits for is a usage error, a refusal of this process is a
+// denial.
 func approvalsError(err error) error {
-	if errors.Is(err, approval.ErrNotPending) {
+	switch {
+	case errors.Is(err, approval.ErrNotPending):
 		return withCode(ExitUsage, err)
+	case errors.Is(err, mcpserver.ErrRefusedPeer):
+		return withCode(ExitDenied, err)
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,17 @@ import (
 	"github.com/talonhq/talon/approval"
 	mcpserver "github.com/talonhq/talon/mcp/server"
 )
+
+func init() {
+	// A tool process of these tests runs the test binary as talon. Started
+	// without TALON_CLI_TEST_MAIN it would run every test of this package,
+	// each starting servers and tools of its own: refuse to, rather than
+	// fork without bound. go test passes only -test.* flags.
+	if os.Getenv(testMainEnv) == "" && len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+		fmt.Fprintf(os.Stderr, "%s is not set: the test binary started as a program, not as tests\n", testMainEnv)
+		os.Exit(2)
+	}
+}
 
 // pendingID waits until `talon approvals list --json` shows one request.
 func pendingID(t *testing.T, s *sandbox) string {
@@ -148,5 +160,67 @@ func TestServeApprovalByElicitation(t *testing.T) {
 	}
 	if got, err := os.ReadFile(filepath.Join(s.ws, "asked.txt")); err != nil || string(got) != "ok" {
 		t.Fatalf("file = %q, %v", got, err)
+	}
+}
+
+// TestApprovalsRefusedFromToolProcesses has a tool process of talon serve
+// run the real `talon approvals approve ID` through a shell for a call
+// that waits; with the sandbox off, nothing but the control socket's peer
+// check stands in its way. The operator, whose process talon did not
+// start, then approves the same call.
+func TestApprovalsRefusedFromToolProcesses(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSandbox(t, "")
+	env := s.env()
+	s.userConfig(t, fmt.Sprintf(`[sandbox]
+mode = "off"
+
+[tools.commands.approve]
+description = "Answer a pending approval"
+command = ["/bin/sh", "-c", '%s=talon "$0" approvals approve "$1"; echo "exit $?"', %q, "{{ input.id }}"]
+parameters = { type = "object", properties = { id = { type = "string" } }, required = ["id"] }
+tier = "low"
+env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
+`, testMainEnv, exe, env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"]))
+	p := startHTTP(t, s, "talon", "serve", "--listen", "127.0.0.1:0")
+	cs := connectHTTP(t, p.url, nil, nil)
+	done := make(chan *sdk.CallToolResult, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "agent.txt", "content": "self-approved"}})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	id := pendingID(t, s)
+
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool__approve", Arguments: map[string]any{"id": id}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := callText(t, res); !strings.Contains(text, "approvals must come from a person's terminal") || !strings.Contains(text, fmt.Sprintf("exit %d", ExitDenied)) {
+		t.Fatalf("talon approvals approve from a tool process:\n%s", text)
+	}
+	p.waitLog(t, "approvals must come from a person's terminal")
+	for _, want := range []string{"check=\"descendant of this server\"", "peer_pid=", "approvals approve " + id} {
+		if !strings.Contains(p.stderr.String(), want) {
+			t.Errorf("the server's log lacks %q:\n%s", want, p.stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(s.ws, "agent.txt")); err == nil {
+		t.Fatal("the tool process approved its own call")
+	}
+	if again := pendingID(t, s); again != id {
+		t.Fatalf("pending %s, want %s still", again, id)
+	}
+	// The operator, from a process talon did not start, still answers.
+	if code, out := s.run("approvals", "approve", id); code != 0 {
+		t.Fatalf("the operator's approve: exit %d\n%s", code, out)
+	}
+	if res := <-done; res == nil || res.IsError {
+		t.Fatalf("file_write = %+v", res)
 	}
 }

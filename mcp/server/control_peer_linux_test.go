@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/rs/zerolog"
 	"golang.org/x/sys/unix"
@@ -25,7 +26,8 @@ import (
 // (see init):
 //
 //	decide DIR ID          approve ID, print "pid N" and then "ok" or the error
-//	daemon DIR ID OUT      start "detached" and exit at once (a double fork)
+//	daemon DIR ID OUT      start "detached", print its pid and exit at once
+//	                       (a double fork)
 //	detached DIR ID OUT P  wait until P is no longer the parent, then decide,
 //	                       writing the output to OUT
 const controlRoleEnv = "TALON_CONTROL_TEST_ROLE"
@@ -33,6 +35,13 @@ const controlRoleEnv = "TALON_CONTROL_TEST_ROLE"
 func init() {
 	switch os.Getenv(controlRoleEnv) {
 	case "":
+		// A client started without its role would run every test of this
+		// package, each starting clients of its own: refuse to, rather
+		// than fork without bound. go test passes only -test.* flags.
+		if len(os.Args) > 1 && !strings.HasPrefix(os.Args[1], "-") {
+			fmt.Fprintf(os.Stderr, "%s is not set: a client of the control test must have a role\n", controlRoleEnv)
+			os.Exit(2)
+		}
 		return
 	case "decide":
 		os.Exit(decideAs(os.Stdout, os.Args[1], os.Args[2]))
@@ -67,6 +76,7 @@ func startDetached(args []string) int {
 	if err := cmd.Start(); err != nil {
 		return 1
 	}
+	fmt.Printf("pid %d\n", cmd.Process.Pid)
 	return 0 // the child is orphaned as this process exits
 }
 
@@ -159,9 +169,20 @@ func TestControlRefusesToolProcesses(t *testing.T) {
 			out, _ := cmd.CombinedOutput()
 			return string(out)
 		}},
-		{name: "a child started by sandbox.Run with the sandbox off", run: func(t *testing.T, f *pendingFixture) string {
+		{name: "a shell line of sandbox.Run with the sandbox off", run: func(t *testing.T, f *pendingFixture) string {
 			sandbox.Configure(sandbox.Policy{Mode: sandbox.Off})
-			o := sandbox.Run(context.Background(), sandbox.Cmd{Argv: []string{exe, f.dir, f.id}, Binary: exe, Env: env, Timeout: 20 * time.Second})
+			o := sandbox.Run(context.Background(), sandbox.Cmd{Argv: []string{"/bin/sh", "-c", `"$0" "$1" "$2"; exit 0`, exe, f.dir, f.id},
+				Binary: "/bin/sh", Env: env, Timeout: 20 * time.Second})
+			if o.Err != nil {
+				t.Fatal(o.Err)
+			}
+			return o.Stdout + o.Stderr
+		}},
+		{name: "a copy of talon's executable run by sandbox.Run with the sandbox off", run: func(t *testing.T, f *pendingFixture) string {
+			// The spawner refuses talon's own executable, not a copy of it.
+			sandbox.Configure(sandbox.Policy{Mode: sandbox.Off})
+			bin := copyExecutable(t, exe, filepath.Join(f.dir, "copy"))
+			o := sandbox.Run(context.Background(), sandbox.Cmd{Argv: []string{bin, f.dir, f.id}, Binary: bin, Env: env, Timeout: 20 * time.Second})
 			if o.Err != nil {
 				t.Fatal(o.Err)
 			}
@@ -176,24 +197,8 @@ func TestControlRefusesToolProcesses(t *testing.T) {
 		{name: "a double-forked daemon", run: func(t *testing.T, f *pendingFixture) string {
 			// talon serve is a child subreaper, so an orphan of a tool
 			// process is reparented to it, not to init.
-			if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-				t.Skipf("no child subreaper: %v", err)
-			}
-			out := filepath.Join(f.dir, "daemon.out")
-			cmd := exec.Command(exe, f.dir, f.id, out)
-			cmd.Env = append(env[1:], controlRoleEnv+"=daemon")
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("daemon: %v\n%s", err, b)
-			}
-			for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				if b, err := os.ReadFile(out); err == nil {
-					reapDaemon(string(b))
-					return string(b)
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the daemon never reported")
-				}
-			}
+			setSubreaper(t, true)
+			return runDaemon(t, exe, f)
 		}},
 	}
 	for _, tt := range tests {
@@ -215,7 +220,7 @@ func TestControlRefusesToolProcesses(t *testing.T) {
 			if refusal["level"] != "warn" || refusal["check"] != checkServerDescendant || !strings.Contains(fmt.Sprint(refusal["peer_cmdline"]), f.id) {
 				t.Errorf("no warning naming pid %d, its command line and the check:\n%s", pid, f.log.String())
 			}
-			// The operator, a process talon did not start, still decides.
+			// The server itself, which no tool process is, still decides.
 			if err := Decide(context.Background(), f.dir, f.id, approval.Yes); err != nil {
 				t.Fatalf("the operator's Decide: %v", err)
 			}
@@ -225,6 +230,95 @@ func TestControlRefusesToolProcesses(t *testing.T) {
 			f.done <- approval.Yes
 		})
 	}
+}
+
+// TestControlTakesApprovalsFromPeople has a process that this server did
+// not start — a double-forked daemon while the server is no subreaper,
+// so init adopts it, as it adopts nothing talon starts — approve the
+// pending call, as a person's terminal does.
+func TestControlTakesApprovalsFromPeople(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	setSubreaper(t, false)
+	f := newPendingFixture(t)
+	out := runDaemon(t, exe, f)
+	if pid := clientPid(t, out); !strings.Contains(out, "ok") {
+		t.Fatalf("pid %d, a process talon did not start, was refused:\n%s\nserver log:\n%s", pid, out, f.log.String())
+	}
+	if a := <-f.done; a != approval.Yes {
+		t.Fatalf("answer = %v", a)
+	}
+	f.done <- approval.Yes
+	if strings.Contains(f.log.String(), "refused") {
+		t.Fatalf("the server logged a refusal:\n%s", f.log.String())
+	}
+}
+
+// setSubreaper makes this process a child subreaper or stops it being one
+// for the rest of the test.
+func setSubreaper(t *testing.T, on bool) {
+	t.Helper()
+	var was int32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0); err != nil {
+		t.Skipf("no child subreaper: %v", err)
+	}
+	v := uintptr(0)
+	if on {
+		v = 1
+	}
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, v, 0, 0, 0); err != nil {
+		t.Skipf("no child subreaper: %v", err)
+	}
+	t.Cleanup(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, uintptr(was), 0, 0, 0) })
+}
+
+// runDaemon starts a client that double-forks and returns what the
+// detached process printed. The detached process is killed and, when
+// this process adopted it, reaped at the end of the test.
+func runDaemon(t *testing.T, exe string, f *pendingFixture) string {
+	t.Helper()
+	out := filepath.Join(f.dir, "daemon.out")
+	cmd := exec.Command(exe, f.dir, f.id, out)
+	cmd.Env = []string{controlRoleEnv + "=daemon", "PATH=" + os.Getenv("PATH")}
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("daemon: %v\n%s", err, b)
+	}
+	pid := clientPid(t, string(b))
+	t.Cleanup(func() { stopDaemon(pid, f.id) })
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(out); err == nil {
+			return string(b)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon never reported")
+		}
+	}
+}
+
+// stopDaemon kills the detached client pid, if that pid still names it,
+// and reaps it if this process adopted it.
+func stopDaemon(pid int, id string) {
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && strings.Contains(string(b), id) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(pid, &ws, 0, nil) // ECHILD unless this process adopted it
+}
+
+// copyExecutable copies exe to path, a file of its own.
+func copyExecutable(t *testing.T, exe, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o700); err != nil { //nolint:gosec // an executable
+		t.Fatal(err)
+	}
+	return path
 }
 
 // clientPid reads the "pid N" line a client printed.
@@ -239,17 +333,4 @@ func clientPid(t *testing.T, out string) int {
 	}
 	t.Fatalf("the client printed no pid:\n%s", out)
 	return 0
-}
-
-// reapDaemon waits for the daemon that named its pid in out: this process
-// adopted it as a subreaper, so nobody else will.
-func reapDaemon(out string) {
-	for _, line := range strings.Split(out, "\n") {
-		if n, ok := strings.CutPrefix(line, "pid "); ok {
-			if pid, err := strconv.Atoi(n); err == nil {
-				var ws syscall.WaitStatus
-				_, _ = syscall.Wait4(pid, &ws, 0, nil)
-			}
-		}
-	}
 }
