@@ -111,6 +111,10 @@ type Config struct {
 	MCP          MCP                    `toml:"mcp"`
 	Plugins      Plugins                `toml:"plugins"`
 	Sandbox      Sandbox                `toml:"sandbox"`
+	// Models and Agents are the model endpoints and the subagents that
+	// run on them (see agents.go).
+	Models map[string]Model `toml:"models"`
+	Agents AgentsTable      `toml:"agents"`
 
 	// path is the file the config was loaded from ("" for embedded).
 	path string

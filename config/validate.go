@@ -112,6 +112,8 @@ func (c *Config) Validate() (warnings []string, err error) {
 	c.validateMCP(v)
 	c.validatePlugins(v)
 	c.validateSandbox(v)
+	c.validateModels(v)
+	c.validateAgents(v)
 	return v.warnings, joinErrors(v.errs)
 }
 
