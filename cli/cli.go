@@ -24,6 +24,7 @@ import (
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/runtime"
+	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -34,7 +35,8 @@ type IOStreams struct {
 	ErrOut io.Writer
 	// InTTY reports whether In is an interactive terminal.
 	InTTY bool
-	// Getenv reads the environment; nil means os.Getenv.
+	// Getenv reads the environment; nil means the process's own, through
+	// secret.Getenv (which still sees what secret.Protect removed).
 	Getenv func(string) string
 	// Cwd is the working directory; "" means os.Getwd.
 	Cwd string
@@ -49,7 +51,7 @@ func (s IOStreams) getenv(k string) string {
 	if s.Getenv != nil {
 		return s.Getenv(k)
 	}
-	return os.Getenv(k)
+	return secret.Getenv(k)
 }
 
 func (s IOStreams) cwd() (string, error) {
@@ -282,6 +284,19 @@ type runtimeOptions struct {
 	runs bool
 }
 
+// protectSecrets takes talon's secrets out of its environment: the
+// variables cfg references as ${VAR} and those named like secrets. A
+// talon with injected streams (tests) has no environment of its own to
+// protect.
+func (e *env) protectSecrets(cfg *config.Config, log zerolog.Logger) {
+	if e.io.Getenv != nil {
+		return
+	}
+	if err := secret.Protect(secret.Referenced(cfg)); err != nil {
+		log.Warn().Err(err).Msg("talon's secrets are only partly hidden from the processes it starts")
+	}
+}
+
 func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	cfg, err := e.config()
 	if err != nil {
@@ -291,6 +306,7 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.protectSecrets(cfg, log) // before any tool can start
 	ws, err := e.workspaceDir(cfg)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ import (
 	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/risk"
+	"github.com/talonhq/talon/secret"
 )
 
 // Severities of lint findings.
@@ -426,10 +427,11 @@ func (l *linter) line(key []string) int {
 }
 
 // lookupEnv reads the environment through the streams: a variable set to
-// the empty string through IOStreams.Getenv counts as unset.
+// the empty string through IOStreams.Getenv counts as unset. Without
+// Getenv it is secret.Lookup, which still sees what secret.Protect removed.
 func lookupEnv(s IOStreams) func(string) (string, bool) {
 	if s.Getenv == nil {
-		return os.LookupEnv
+		return secret.Lookup
 	}
 	return func(k string) (string, bool) {
 		v := s.Getenv(k)
