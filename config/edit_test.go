@@ -112,7 +112,7 @@ func TestSetInTextErrors(t *testing.T) {
 		{name: "two values", src: commented, key: "locale", value: "\"en\"\nschema_version = 9", want: "is not a TOML value"},
 		{name: "empty value", src: commented, key: "locale", value: "  ", want: "empty value"},
 		{name: "inside inline table", src: "schema_version = 1\nserve = { listen = \"127.0.0.1:1\" }\n", key: "serve.surface", value: `"code"`, wantIs: ErrNotEditable, want: "inline value of \"serve\" on line 2"},
-		{name: "array of tables", src: commented, key: "plugins.entries.name", value: `"x"`, wantIs: ErrNotEditable, want: "array of tables"},
+		{name: "array of tables", src: commented, key: "plugins.entries.name", value: `"x"`, wantIs: ErrNotEditable, want: "talon plugins config NAME KEY VALUE"},
 		{name: "table header exists", src: commented, key: "serve", value: `{}`, wantIs: ErrNotEditable, want: "is a table in the file (line 11)"},
 		{name: "broken file", src: "schema_version = 1\n[serve\n", key: "serve.listen", value: `"x:1"`, want: "2:"},
 		{name: "file does not load before", src: "local = 1\n", key: "locale", value: `"en"`, want: "does not load even before the edit"},
