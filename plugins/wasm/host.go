@@ -22,6 +22,7 @@ import (
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
+	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -90,7 +91,7 @@ func New(o Options) *Host {
 		o.MaxCalls = DefaultMaxCalls
 	}
 	if o.Secret == nil {
-		o.Secret = os.LookupEnv
+		o.Secret = secret.Lookup
 	}
 	if o.DescribeTimeout <= 0 {
 		o.DescribeTimeout = DefaultDescribeTimeout
