@@ -57,6 +57,10 @@ type Options struct {
 	// Home expands a leading ~/ in Forbidden; "" means the home of
 	// Protected, else the user's home directory.
 	Home string
+	// Patterns are forbidden patterns already compiled, for patterns
+	// anchored elsewhere than at this directory (a plugin's granted
+	// directory refusing the workspace's forbidden_paths).
+	Patterns []Pattern
 }
 
 // Root is a workspace directory that paths are confined to. It is
@@ -127,6 +131,7 @@ func Open(dir string, opts Options) (*Root, error) {
 			return nil, err
 		}
 	}
+	r.forbidden = append(r.forbidden, opts.Patterns...)
 	return r, nil
 }
 

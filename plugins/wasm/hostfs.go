@@ -15,6 +15,7 @@ import (
 
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/risk"
+	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/workspace"
 )
 
@@ -32,6 +33,49 @@ func protectedFor(env plugins.Env) workspace.Protected {
 	return risk.ProtectedPaths(nil, env.DataDir, os.Getenv)
 }
 
+// ForProfile returns the tool whose file host functions also refuse the
+// profile's forbidden_paths, relative patterns taken from the workspace,
+// as the built-in file tools do.
+func (t *wasmTool) ForProfile(p tool.ProfileSettings) (tool.Tool, error) {
+	if len(p.ForbiddenPaths) == 0 {
+		return t, nil
+	}
+	pats := make([]workspace.Pattern, 0, len(p.ForbiddenPaths))
+	for _, f := range p.ForbiddenPaths {
+		cp, err := workspace.CompilePattern(f, t.p.workspace, t.p.protected.Home())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.p.attr, err)
+		}
+		pats = append(pats, cp)
+	}
+	return &profiledWasmTool{wasmTool: t, forbidden: pats}, nil
+}
+
+// profiledWasmTool is a plugin tool under a risk profile with
+// forbidden_paths.
+type profiledWasmTool struct {
+	*wasmTool
+	forbidden []workspace.Pattern
+}
+
+// Execute runs the tool with the profile's patterns in reach of its file
+// host functions.
+func (t *profiledWasmTool) Execute(ctx context.Context, args json.RawMessage) (tool.Result, error) {
+	return t.wasmTool.Execute(t.withForbidden(ctx), args)
+}
+
+type forbiddenKey struct{}
+
+func (t *profiledWasmTool) withForbidden(ctx context.Context) context.Context {
+	return context.WithValue(ctx, forbiddenKey{}, t.forbidden)
+}
+
+// forbiddenFrom returns the forbidden patterns of the call ctx belongs to.
+func forbiddenFrom(ctx context.Context) []workspace.Pattern {
+	pats, _ := ctx.Value(forbiddenKey{}).([]workspace.Pattern)
+	return pats
+}
+
 // fsRequestDoc is the request of fs_read, fs_write and fs_list.
 type fsRequestDoc struct {
 	Path string `json:"path"`
@@ -45,8 +89,8 @@ type fsEntry struct {
 	Size int64  `json:"size"`
 }
 
-func (s *callState) fsRead(_ context.Context, req []byte) (any, error) {
-	r, root, rel, err := s.fsOpen("fs_read", req, s.p.grants.FSRead, "fs_read", false)
+func (s *callState) fsRead(ctx context.Context, req []byte) (any, error) {
+	r, root, rel, err := s.fsOpen(ctx, "fs_read", req, s.p.grants.FSRead, "fs_read", false)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +115,8 @@ func (s *callState) fsRead(_ context.Context, req []byte) (any, error) {
 	return map[string][]byte{"data": b}, nil
 }
 
-func (s *callState) fsWrite(_ context.Context, req []byte) (any, error) {
-	r, root, rel, err := s.fsOpen("fs_write", req, s.p.grants.FSWrite, "fs_write", true)
+func (s *callState) fsWrite(ctx context.Context, req []byte) (any, error) {
+	r, root, rel, err := s.fsOpen(ctx, "fs_write", req, s.p.grants.FSWrite, "fs_write", true)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +129,9 @@ func (s *callState) fsWrite(_ context.Context, req []byte) (any, error) {
 	return map[string]int{"written": len(r.Data)}, nil
 }
 
-func (s *callState) fsList(_ context.Context, req []byte) (any, error) {
+func (s *callState) fsList(ctx context.Context, req []byte) (any, error) {
 	roots := append(append([]string(nil), s.p.grants.FSRead...), s.p.grants.FSWrite...)
-	r, root, rel, err := s.fsOpen("fs_list", req, roots, "fs_read or fs_write", false)
+	r, root, rel, err := s.fsOpen(ctx, "fs_list", req, roots, "fs_read or fs_write", false)
 	if err != nil {
 		return nil, err
 	}
@@ -132,9 +176,10 @@ func (s *callState) fsList(_ context.Context, req []byte) (any, error) {
 // holds its path as a workspace.Root, which resolves every path from the
 // open directory without following a link out of it, and refuses what
 // the protected-path list covers (talon's config and data, the operator's
-// secrets, a repository's hooks for writing) as given and where it leads.
+// secrets, a repository's hooks for writing) and the profile's
+// forbidden_paths, as given and where it leads.
 // A relative path is taken from the workspace.
-func (s *callState) fsOpen(fn string, req []byte, roots []string, grant string, write bool) (fsRequestDoc, *workspace.Root, string, error) {
+func (s *callState) fsOpen(ctx context.Context, fn string, req []byte, roots []string, grant string, write bool) (fsRequestDoc, *workspace.Root, string, error) {
 	var r fsRequestDoc
 	if err := json.Unmarshal(req, &r); err != nil {
 		return r, nil, "", fmt.Errorf("%s: the request is not valid JSON: %w", fn, err)
@@ -150,12 +195,18 @@ func (s *callState) fsOpen(fn string, req []byte, roots []string, grant string, 
 	if err := s.p.protected.Refuse(r.Path, abs, write); err != nil {
 		return r, nil, "", fmt.Errorf("%s: %w", fn, err)
 	}
+	forbidden := forbiddenFrom(ctx)
+	for _, pat := range forbidden {
+		if pat.Match(abs) {
+			return r, nil, "", fmt.Errorf("%s: %w", fn, &workspace.RefusedError{Path: r.Path, Write: write, Pattern: pat.Text})
+		}
+	}
 	for _, dir := range roots {
 		rel, err := filepath.Rel(dir, abs)
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		root, err := workspace.Open(dir, workspace.Options{Protected: s.p.protected})
+		root, err := workspace.Open(dir, workspace.Options{Protected: s.p.protected, Patterns: forbidden})
 		if err != nil {
 			return r, nil, "", fmt.Errorf("%s: granted directory %s: %w", fn, dir, err)
 		}

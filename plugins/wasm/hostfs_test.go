@@ -10,6 +10,7 @@ import (
 
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
+	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/workspace/workspacetest"
 )
 
@@ -125,5 +126,57 @@ func TestFSHostProtectedFromLoad(t *testing.T) {
 	prot := protectedFor(plugins.Env{DataDir: data})
 	if err := prot.Refuse("k", filepath.Join(data, "keys", "receipts.key"), false); err == nil {
 		t.Fatal("the data directory is not protected")
+	}
+}
+
+// TestFSHostForbiddenPaths: under a profile with forbidden_paths, a
+// plugin tool's file host functions refuse the matching paths, relative
+// patterns taken from the workspace, and fs_list leaves them out. Before,
+// plugin tools ignored forbidden_paths.
+func TestFSHostForbiddenPaths(t *testing.T) {
+	tree := workspacetest.NewTree(t)
+	ctx := context.Background()
+	st := fsPlugin(tree, tree.Proj, tree.Proj)
+	st.p.attr = tool.Attribution{Kind: tool.KindWASM, Alias: "probe"}
+	workspacetest.Write(t, filepath.Join(tree.Proj, "secrets", "db.txt"), "PASSWORD\n")
+	workspacetest.Write(t, filepath.Join(tree.Proj, "keys", "a.pem"), "KEY\n")
+	v, err := (&wasmTool{p: st.p}).ForProfile(tool.ProfileSettings{Name: "p", ForbiddenPaths: []string{"secrets/**", "**/*.pem"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt, ok := v.(*profiledWasmTool)
+	if !ok {
+		t.Fatalf("ForProfile returned %T", v)
+	}
+	pctx := pt.withForbidden(ctx)
+	for _, tt := range []struct {
+		op   func(context.Context) (any, error)
+		want string
+	}{
+		{func(c context.Context) (any, error) { return st.fsRead(c, fsReq("secrets/db.txt", "")) }, `secrets/db.txt is a forbidden path (pattern "secrets/**")`},
+		{func(c context.Context) (any, error) {
+			return st.fsRead(c, fsReq(filepath.Join(tree.Proj, "keys", "a.pem"), ""))
+		}, `pattern "**/*.pem"`},
+		{func(c context.Context) (any, error) { return st.fsWrite(c, fsReq("secrets/new.txt", "x")) }, "is a forbidden path"},
+		{func(c context.Context) (any, error) { return st.fsList(c, fsReq("secrets", "")) }, "is a forbidden path"},
+	} {
+		if _, err := tt.op(pctx); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("under the profile: %v, want %q", err, tt.want)
+		}
+		if _, err := tt.op(ctx); err != nil {
+			t.Errorf("without the profile: %v", err)
+		}
+	}
+	out, err := st.fsList(pctx, fsReq(".", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range out.(map[string][]fsEntry)["entries"] {
+		if e.Name == "secrets" {
+			t.Error("fs_list shows secrets")
+		}
+	}
+	if same, err := (&wasmTool{p: st.p}).ForProfile(tool.ProfileSettings{Name: "q"}); err != nil || same.(*wasmTool) == nil {
+		t.Errorf("ForProfile without patterns = %T, %v", same, err)
 	}
 }

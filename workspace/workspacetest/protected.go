@@ -104,7 +104,7 @@ func NewTree(tb testing.TB) *Tree {
 	add(".git/hooks/pre-commit", "git runs programs", true)
 	for i := range t.Cases {
 		c := &t.Cases[i]
-		write(tb, filepath.Join(home, filepath.FromSlash(c.Rel)), Secret+" "+c.Rel+"\n")
+		Write(tb, filepath.Join(home, filepath.FromSlash(c.Rel)), Secret+" "+c.Rel+"\n")
 		c.Link = "link-" + strings.NewReplacer("/", "_", ".", "_").Replace(c.Rel)
 		rel, err := filepath.Rel(t.Proj, filepath.Join(home, filepath.FromSlash(c.Rel)))
 		if err != nil {
@@ -117,8 +117,8 @@ func NewTree(tb testing.TB) *Tree {
 			tb.Skipf("symbolic links unavailable: %v", err)
 		}
 	}
-	write(tb, filepath.Join(home, "notes.txt"), "notes\n")
-	write(tb, filepath.Join(t.Proj, "ok.txt"), "ok\n")
+	Write(tb, filepath.Join(home, "notes.txt"), "notes\n")
+	Write(tb, filepath.Join(t.Proj, "ok.txt"), "ok\n")
 	return t
 }
 
@@ -132,7 +132,8 @@ func isFileSecret(s string) bool {
 	return false
 }
 
-func write(tb testing.TB, path, content string) {
+// Write writes a file for a test, creating its directories.
+func Write(tb testing.TB, path, content string) {
 	tb.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		tb.Fatal(err)
