@@ -204,6 +204,9 @@ func (p *pluginEnv) status(dir string) *pluginStatus {
 		TimeoutMS: m.Limits.Timeout().Milliseconds(), MaxMemoryMB: m.Limits.MemoryMB(),
 		MaxOutputBytes: m.Limits.OutputBytes(), MaxInstances: m.Limits.Instances(), EnforceDeadline: m.Limits.DeadlineEnforced(),
 	}
+	if err := plugins.CheckCeilings(p.cfg, m); err != nil {
+		st.Problems = append(st.Problems, err.Error())
+	}
 	if _, err := manifest.CheckEntry(dir, m); err != nil {
 		st.Problems = append(st.Problems, err.Error())
 	} else {

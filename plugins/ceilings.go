@@ -35,6 +35,11 @@ func (e *ceilingError) Is(target error) bool { return target == ErrOverCeiling }
 // limit of m over a ceiling, or nil. A subprocess plugin's memory is left
 // to the sandbox's limits, so only its timeouts, instances and output are
 // checked.
+// CheckCeilings reports every limit m asks for beyond the [plugins]
+// ceilings of cfg, naming the number and the setting to raise: the check
+// install, load, verify and inspect make.
+func CheckCeilings(cfg *config.Config, m *manifest.Manifest) error { return ceilingsOf(cfg).check(m) }
+
 func (c ceilings) check(m *manifest.Manifest) error {
 	l := m.Limits
 	var problems []string
