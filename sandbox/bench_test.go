@@ -5,39 +5,128 @@ package sandbox
 import (
 	"context"
 	"os"
+	"os/exec"
 	"testing"
+	"time"
 )
 
-// BenchmarkSpawn compares a sandboxed spawn of /bin/true with a bare
-// fork/exec of the same argv, in one run. The helper is this test binary;
-// set TALON_SANDBOX_BENCH_HELPER to a built talon to measure talon's own
-// start-up instead. The target is at most 1.5x the bare spawn.
+// BenchmarkSpawn compares, in one run, a spawn of /bin/true under talon's
+// full containment (new PID and mount namespaces, a fresh /proc, hidden
+// paths, Landlock, seccomp, no capabilities, the helper as init) with a
+// bare fork/exec of the same argv and with bubblewrap confining it the
+// way talon does (new PID namespace, a /proc of its own, the denied paths
+// under tmpfs, every capability dropped, killed with its parent). The
+// helper is this test binary; set TALON_SANDBOX_BENCH_HELPER to a built
+// talon to measure talon's own start-up instead. The target is at most
+// bubblewrap's cost; "landlock" is the fallback without namespaces.
 func BenchmarkSpawn(b *testing.B) {
 	if landlockABI() < 1 {
 		b.Skipf("no Landlock: %s", unsupportedReason())
 	}
-	cmd := Cmd{Argv: []string{"true"}, Binary: "/bin/true"}
-	run := func(b *testing.B) {
+	ws, deny := b.TempDir(), b.TempDir()
+	run := func(b *testing.B, cmd Cmd) {
 		for b.Loop() {
 			if out := Run(context.Background(), cmd); out.ExitCode != 0 || out.Err != nil {
 				b.Fatalf("outcome = %+v", out)
 			}
 		}
 	}
-	prev := active.Load()
-	b.Cleanup(func() { active.Store(prev) })
-	b.Run("bare", func(b *testing.B) {
-		active.Store(nil)
-		run(b)
-	})
-	b.Run("sandboxed", func(b *testing.B) {
+	trueCmd := Cmd{Argv: []string{"true"}, Binary: "/bin/true"}
+	policy := func(noNS bool) Policy {
 		helper := os.Getenv("TALON_SANDBOX_BENCH_HELPER")
 		if helper == "" {
 			helper, _ = os.Executable()
 		}
-		Configure(Policy{Helper: helper, Workspace: b.TempDir(), TempRoot: b.TempDir(),
-			Deny: []string{"/root/.ssh", "/etc/shadow"}})
-		defer Cleanup()
-		run(b)
+		return Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(),
+			Deny: []string{"/root/.ssh", "/etc/shadow", deny}, noNamespaces: noNS}
+	}
+	prev := active.Load()
+	b.Cleanup(func() { active.Store(prev) })
+	b.Run("bare", func(b *testing.B) {
+		active.Store(nil)
+		run(b, trueCmd)
 	})
+	b.Run("sandboxed", func(b *testing.B) {
+		st := Configure(policy(false))
+		defer Cleanup()
+		if !st.Namespaces {
+			b.Skipf("no namespaces here: %s", st.NamespacesReason)
+		}
+		run(b, trueCmd)
+	})
+	b.Run("landlock", func(b *testing.B) {
+		Configure(policy(true))
+		defer Cleanup()
+		run(b, trueCmd)
+	})
+	b.Run("bwrap", func(b *testing.B) {
+		bwrap, err := exec.LookPath("bwrap")
+		if err != nil {
+			b.Skip("bubblewrap is not installed (Debian package bubblewrap); no comparison")
+		}
+		active.Store(nil)
+		argv := []string{"bwrap", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", ws, ws, "--tmpfs", deny}
+		if _, err := os.Stat("/root/.ssh"); err == nil {
+			argv = append(argv, "--tmpfs", "/root/.ssh")
+		}
+		argv = append(argv, "--ro-bind", "/dev/null", "/etc/shadow", "/bin/true")
+		cmd := Cmd{Argv: argv, Binary: bwrap}
+		if out := Run(context.Background(), cmd); out.ExitCode != 0 {
+			b.Skipf("bubblewrap cannot run here: %s", out.Stderr)
+		}
+		run(b, cmd)
+	})
+}
+
+// BenchmarkSpawnInterleaved runs the variants of [BenchmarkSpawn] in turn
+// within each iteration, so that a machine whose load changes during the
+// run weighs on all of them alike, and reports each one's time per spawn
+// and the ratios talon's containment is judged by.
+func BenchmarkSpawnInterleaved(b *testing.B) {
+	if landlockABI() < 1 {
+		b.Skipf("no Landlock: %s", unsupportedReason())
+	}
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		b.Skip("bubblewrap is not installed (Debian package bubblewrap); no comparison")
+	}
+	ws := b.TempDir()
+	helper := os.Getenv("TALON_SANDBOX_BENCH_HELPER")
+	if helper == "" {
+		helper, _ = os.Executable()
+	}
+	boxed := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}})
+	defer boxed.removeTemp()
+	if !boxed.ns {
+		b.Skipf("no namespaces here: %s", boxed.status.NamespacesReason)
+	}
+	landlock := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}, noNamespaces: true})
+	defer landlock.removeTemp()
+	variants := []struct {
+		name string
+		cmd  Cmd
+		st   *state
+	}{
+		{"bare", Cmd{Argv: []string{"true"}, Binary: "/bin/true"}, nil},
+		{"sandboxed", Cmd{Argv: []string{"true"}, Binary: "/bin/true"}, boxed},
+		{"landlock", Cmd{Argv: []string{"true"}, Binary: "/bin/true"}, landlock},
+		{"bwrap", Cmd{Binary: bwrap, Argv: []string{"bwrap", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", ws, ws, "--ro-bind", "/dev/null", "/etc/shadow", "/bin/true"}}, nil},
+	}
+	total := make([]time.Duration, len(variants))
+	for b.Loop() {
+		for i, v := range variants {
+			start := time.Now()
+			if out := runWith(context.Background(), v.cmd, v.st); out.ExitCode != 0 || out.Err != nil {
+				b.Fatalf("%s: outcome = %+v", v.name, out)
+			}
+			total[i] += time.Since(start)
+		}
+	}
+	for i, v := range variants {
+		b.ReportMetric(float64(total[i].Nanoseconds())/float64(b.N), v.name+"-ns/spawn")
+	}
+	b.ReportMetric(float64(total[1])/float64(total[0]), "sandboxed/bare")
+	b.ReportMetric(float64(total[1])/float64(total[3]), "sandboxed/bwrap")
 }

@@ -55,11 +55,11 @@ func testBinary(t *testing.T) string {
 // the spawner and returns its status and output.
 func runProbe(t *testing.T, action, arg string) (int, string) {
 	t.Helper()
-	out := Run(context.Background(), Cmd{
+	out := runCmd(context.Background(), Cmd{
 		Argv:    []string{"probe", HelperCommand, "probe", action, arg},
 		Binary:  testBinary(t),
 		Timeout: 20 * time.Second,
-	})
+	}, active.Load(), true)
 	if out.Err != nil {
 		t.Fatalf("probe %s %s: %v", action, arg, out.Err)
 	}
@@ -169,9 +169,13 @@ func TestAllowed(t *testing.T) {
 		}
 	}()
 	port := l.Addr().(*net.TCPAddr).Port
-	st := configure(t, Policy{Workspace: ws, ReadOnly: []string{shared}, Deny: []string{cfgFile, filepath.Join(shared, ".secret")}, AllowConnectPorts: []int{port}})
-	if len(st.Exposed) != 1 || st.Exposed[0] != cfgFile {
-		t.Errorf("Exposed = %q, want the config file inside the workspace", st.Exposed)
+	policy := Policy{Workspace: ws, ReadOnly: []string{shared}, Deny: []string{cfgFile, filepath.Join(shared, ".secret")}, AllowConnectPorts: []int{port}}
+	if st := configure(t, Policy{Workspace: ws, Deny: policy.Deny, noNamespaces: true}); len(st.Exposed) != 1 || st.Exposed[0] != cfgFile {
+		t.Errorf("without namespaces Exposed = %q, want the config file inside the workspace", st.Exposed)
+	}
+	st := configure(t, policy)
+	if st.Namespaces && len(st.Exposed) != 0 {
+		t.Errorf("with namespaces Exposed = %q, want none: the config file is hidden", st.Exposed)
 	}
 	tests := []struct {
 		name, action, arg string
@@ -212,6 +216,20 @@ func TestAllowed(t *testing.T) {
 		configure(t, Policy{Workspace: ws, AllowBind: true})
 		if code, out := runProbe(t, "bind", freePort(t)); code != 0 {
 			t.Fatalf("status %d (%s), want allowed", code, out)
+		}
+	})
+	t.Run("UDP with port 53", func(t *testing.T) {
+		st := configure(t, Policy{Workspace: ws, AllowConnectPorts: []int{53}})
+		if !st.UDP {
+			t.Errorf("Status.UDP is false with port 53 allowed")
+		}
+		if code, out := runProbe(t, "udp", ""); code != 0 {
+			t.Fatalf("udp: status %d (%s), want allowed", code, out)
+		}
+		for _, action := range []string{"raw", "packet", "ping", "vsock"} {
+			if code, out := runProbe(t, action, ""); code == 0 {
+				t.Errorf("%s: status %d (%s), want refused", action, code, out)
+			}
 		}
 	})
 }
@@ -285,8 +303,8 @@ func TestCheck(t *testing.T) {
 	if !listed {
 		t.Errorf("no proof for the denied data dir: %+v", r.Proofs)
 	}
-	if len(r.Status.Exposed) != 1 {
-		t.Errorf("Exposed = %q, want the config file inside the workspace", r.Status.Exposed)
+	if r.Status.Namespaces == (len(r.Status.Exposed) == 1) {
+		t.Errorf("Exposed = %q with namespaces %v; want the config file inside the workspace without them only", r.Status.Exposed, r.Status.Namespaces)
 	}
 	if active.Load() != before {
 		t.Errorf("Check changed the process's policy")

@@ -83,12 +83,22 @@ type Policy struct {
 	// ReadOnly and ReadWrite are extra directories or files.
 	ReadOnly, ReadWrite []string
 	// Deny are paths no child may reach: keys, receipts, the config file,
-	// credentials. Those inside a granted directory other than the
-	// workspace are carved out of it; those inside the workspace stay
+	// credentials, the approval socket's directory. With namespaces each
+	// one that exists is hidden under an empty mount, wherever it lies;
+	// under Landlock alone those inside a granted directory other than the
+	// workspace are carved out of it, and those inside the workspace stay
 	// reachable and are listed in Status.Exposed.
 	Deny []string
+	// Protect are paths inside writable grants (the repository's
+	// .git/config and .git/hooks) that children may read but not change:
+	// with namespaces each one that exists is bound read-only over itself.
+	// Under Landlock alone they stay writable and are listed in
+	// Status.Unprotected.
+	Protect []string
 	// AllowConnectPorts are the TCP ports a child may connect to; empty
-	// means none.
+	// means none. Listing 53 (DNS) also allows UDP sockets, to any port:
+	// the seccomp filter that refuses them sees the socket, not where its
+	// datagrams go.
 	AllowConnectPorts []int
 	// AllowBind lets children bind TCP ports.
 	AllowBind bool
@@ -97,6 +107,11 @@ type Policy struct {
 	TempRoot string
 	// Logger receives the one line about the sandbox's state.
 	Logger zerolog.Logger
+
+	// noNamespaces makes the helper run without namespaces, as where the
+	// kernel refuses them; userNS gives it a user namespace even as root.
+	// Tests set them.
+	noNamespaces, userNS bool
 }
 
 // Status is what the sandbox enforces in this process.
@@ -117,14 +132,41 @@ type Status struct {
 	Limits     bool `json:"limits"`
 	// Reason says why the sandbox is not active.
 	Reason string `json:"reason,omitempty"`
-	// Exposed are denied paths inside the workspace. Landlock can only
-	// grant, and carving them out would take from children the right to
-	// create files at the workspace's top level, so they stay reachable.
+	// Namespaces is set when every child runs in new PID and mount
+	// namespaces: it sees no process but its own, a /proc of its own, and
+	// the denied paths hidden. Mechanism names what confines children:
+	// "pid+mount namespaces" or "landlock only"; NamespacesReason says why
+	// namespaces are not used.
+	Namespaces       bool   `json:"namespaces"`
+	Mechanism        string `json:"mechanism,omitempty"`
+	NamespacesReason string `json:"namespaces_reason,omitempty"`
+	// SocketFilter is set when raw, packet and other non-TCP sockets are
+	// refused (every architecture but 386); UDP says whether UDP sockets
+	// are allowed (allow_connect_ports lists 53).
+	SocketFilter bool `json:"socket_filter"`
+	UDP          bool `json:"udp"`
+	// NoPrivileges is set when children run without any capability and
+	// with no_new_privs, whatever user talon runs as.
+	NoPrivileges bool `json:"no_privileges"`
+	// Exposed are denied paths inside the workspace that children can
+	// reach: without namespaces Landlock can only grant, and carving them
+	// out would take from children the right to create files at the
+	// workspace's top level. Empty with namespaces.
 	Exposed []string `json:"exposed,omitempty"`
+	// Unprotected are Protect paths children can change: all of them
+	// without namespaces.
+	Unprotected []string `json:"unprotected,omitempty"`
 }
 
-// Summary is the one-line form shown with a plan: "landlock-v7 fs+net",
-// "off" or "unavailable".
+// Mechanisms a [Status] names.
+const (
+	MechanismNamespaces = "pid+mount namespaces"
+	MechanismLandlock   = "landlock only"
+)
+
+// Summary is the one-line form shown with a plan: "landlock-v7
+// fs+net+scope+ns" ("ns" when children run in namespaces), "off" or
+// "unavailable".
 func (s Status) Summary() string {
 	if !s.Active {
 		if s.Mode == Off {
@@ -142,6 +184,9 @@ func (s Status) Summary() string {
 	if s.Scope {
 		parts = append(parts, "scope")
 	}
+	if s.Namespaces {
+		parts = append(parts, "ns")
+	}
 	return fmt.Sprintf("landlock-v%d %s", s.ABI, strings.Join(parts, "+"))
 }
 
@@ -154,6 +199,8 @@ type state struct {
 	helper string
 	base   spec
 	refuse error
+	// ns: children run in new namespaces; userNS: with a user namespace.
+	ns, userNS bool
 
 	tmpMu   sync.Mutex
 	tmpRoot string // made on first use; guarded by tmpMu
@@ -183,9 +230,14 @@ var deviceFiles = []string{
 // Under [Auto] on a kernel without Landlock, the returned Status says why,
 // and the caller says so once. Under [Required] there, every later spawn
 // fails with [ErrUnsandboxed].
+//
+// Where namespaces are unavailable (some containers), children run under
+// Landlock only and talon becomes a child subreaper, so that what a killed
+// child leaves behind is reparented to talon and killed.
 func Configure(p Policy) Status {
 	st := newState(p)
 	active.Store(st)
+	setSubreaper(st.status.Active && !st.ns)
 	return st.status
 }
 
@@ -213,15 +265,12 @@ func newState(p Policy) *state {
 	st.helper = exe
 	st.base = spec{
 		Read: slices.Concat(systemRead, absAll(p.ReadOnly)), Devices: deviceFiles,
-		Deny: absAll(p.Deny), Ports: slices.Clone(p.AllowConnectPorts), Bind: p.AllowBind, Lim: helper.Limits(p.Limits),
+		Deny: uniq(absAll(p.Deny)), Protect: uniq(absAll(p.Protect)),
+		Ports: slices.Clone(p.AllowConnectPorts), Bind: p.AllowBind, Lim: helper.Limits(p.Limits),
+		UDP: slices.Contains(p.AllowConnectPorts, 53),
 	}
 	if p.Workspace != "" {
 		st.base.WS = absPath(p.Workspace)
-		for _, d := range st.base.Deny {
-			if within(d, st.base.WS) {
-				st.status.Exposed = append(st.status.Exposed, d)
-			}
-		}
 	}
 	st.base.Write = append(st.base.Write, absAll(p.ReadWrite)...)
 	st.status.Active, st.status.Filesystem = true, true
@@ -229,6 +278,28 @@ func newState(p Policy) *state {
 	st.status.Bind = st.status.ABI >= 4 && !p.AllowBind
 	st.status.Scope = st.status.ABI >= 6
 	st.status.Limits = p.Limits != Limits{}
+	st.status.SocketFilter, st.status.UDP = helper.FilterSockets(), st.base.UDP
+	st.status.NoPrivileges = true
+	st.userNS = p.userNS || useUserNS()
+	if p.noNamespaces {
+		st.status.NamespacesReason = "namespaces are turned off"
+	} else {
+		st.ns, st.status.NamespacesReason = probeNamespaces(exe, st.userNS)
+	}
+	st.status.Namespaces = st.ns
+	if st.ns {
+		st.status.Mechanism = MechanismNamespaces
+	} else {
+		st.status.Mechanism = MechanismLandlock
+		for _, d := range st.base.Deny {
+			if st.base.WS != "" && within(d, st.base.WS) {
+				st.status.Exposed = append(st.status.Exposed, d)
+			}
+		}
+		st.status.Unprotected = slices.Clone(st.base.Protect)
+		p.Logger.Warn().Str("reason", st.status.NamespacesReason).
+			Msg("sandbox: without namespaces; tool processes run under Landlock only and can see other processes")
+	}
 	p.Logger.Debug().Str("sandbox", st.status.Summary()).Msg("sandbox: enforced on tool processes")
 	return st
 }
@@ -289,10 +360,11 @@ func (st *state) callTemp() (string, error) {
 }
 
 // helperArgs returns the helper's argv for running bin with argv under
-// the policy, with tmp as the child's TMPDIR.
-func (st *state) helperArgs(bin string, argv []string, tmp string) []string {
+// the policy, with tmp as the child's TMPDIR and the death pipe at
+// descriptor death (0 for none).
+func (st *state) helperArgs(bin string, argv []string, tmp string, death int) []string {
 	s := st.base
-	s.Tmp, s.Exe = tmp, bin
+	s.Tmp, s.Exe, s.NS, s.Death = tmp, bin, st.ns, death
 	return slices.Concat([]string{helperArgv0, HelperCommand, "exec"}, s.Args(), []string{bin}, argv)
 }
 
@@ -301,6 +373,13 @@ func absPath(p string) string {
 		return a
 	}
 	return filepath.Clean(p)
+}
+
+// uniq sorts ps and drops repeats: a path listed twice (XDG_CONFIG_HOME
+// is ~/.config) is hidden and proved once.
+func uniq(ps []string) []string {
+	slices.Sort(ps)
+	return slices.Compact(ps)
 }
 
 func absAll(ps []string) []string {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -204,6 +205,11 @@ func TestCommandPrepared(t *testing.T) {
 
 func TestRenice(t *testing.T) {
 	proctest.NeedBins(t, "sleep")
+	// Niceness is per thread on Linux, and Renice adds to the calling
+	// thread's: compare with this thread's, not the main thread's (which
+	// another test's StartNice may have raised).
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd := CommandContext(context.Background(), "sleep", "300")
 	if err := Start(cmd); err != nil {
 		t.Fatal(err)
@@ -219,7 +225,7 @@ func TestRenice(t *testing.T) {
 		t.Skip("no /proc")
 	}
 	fields := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-	self, _ := os.ReadFile("/proc/self/stat")
+	self, _ := os.ReadFile("/proc/thread-self/stat")
 	selfFields := strings.Fields(string(self[bytes.LastIndexByte(self, ')')+2:]))
 	// Field 19 of stat (index 16 after the command) is the nice value.
 	got, _ := strconv.Atoi(fields[16])

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +28,10 @@ const drainDelay = time.Second
 var (
 	// ErrNoCommand reports a [Cmd] without an argv.
 	ErrNoCommand = errors.New("no command to run")
+	// ErrTalonBinary reports a tool process that would be talon itself:
+	// approvals, policy and the sandbox are for people to change, never
+	// for the tools they supervise.
+	ErrTalonBinary = errors.New("talon does not run itself as a tool process: approvals, policy and the sandbox are changed by a person at a terminal, not by a tool")
 )
 
 // Command returns a command for name and its arguments, prepared to start
@@ -68,10 +73,17 @@ func CommandContext(ctx context.Context, name string, arg ...string) *exec.Cmd {
 // # Errors
 //
 // Under [Required] without Landlock, Start returns [ErrUnsandboxed] and
-// nothing runs.
+// nothing runs. A program that is talon's own executable is refused with
+// [ErrTalonBinary], in every mode.
 func Start(cmd *exec.Cmd) error {
+	st := active.Load()
+	if _, done := eager.Load(cmd); !done && cmd.Process == nil && cmd.Err == nil {
+		if err := refuseTalon(st, absCmdPath(cmd)); err != nil {
+			return err
+		}
+	}
 	prepare(cmd)
-	tmp, err := wrap(cmd)
+	tmp, err := wrapWith(st, cmd)
 	if err != nil {
 		return err
 	}
@@ -250,10 +262,17 @@ type Outcome struct {
 // # Errors
 //
 // Run never returns an error of its own: a program that cannot start has
-// Outcome.Err set and ExitCode -1.
+// Outcome.Err set and ExitCode -1 ([ErrTalonBinary] for talon's own
+// executable, in every mode).
 func Run(ctx context.Context, c Cmd) Outcome { return runWith(ctx, c, active.Load()) }
 
 func runWith(ctx context.Context, c Cmd, st *state) Outcome {
+	return runCmd(ctx, c, st, false)
+}
+
+// runCmd is Run under st; probe lets talon's own executable run, for the
+// sandbox's own proofs.
+func runCmd(ctx context.Context, c Cmd, st *state, probe bool) Outcome {
 	start := time.Now()
 	out := Outcome{ExitCode: -1}
 	if len(c.Argv) == 0 {
@@ -268,6 +287,16 @@ func runWith(ctx context.Context, c Cmd, st *state) Outcome {
 			return out
 		}
 		bin = p
+	}
+	if !probe {
+		abs := bin
+		if !filepath.IsAbs(abs) && c.Dir != "" {
+			abs = filepath.Join(c.Dir, abs)
+		}
+		if err := refuseTalon(st, abs); err != nil {
+			out.Err = err
+			return out
+		}
 	}
 	runCtx, cancelRun := ctx, context.CancelFunc(func() {})
 	if c.Timeout > 0 {
@@ -333,6 +362,7 @@ func runWith(ctx context.Context, c Cmd, st *state) Outcome {
 	out.Canceled = ctx.Err() != nil
 	out.TimedOut = !out.Canceled && errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	_ = KillGroup(cmd.Process)
+	sweep()
 	drain(&wg, p)
 
 	out.Stdout, out.Stderr = stdout.Kept(), stderr.Kept()

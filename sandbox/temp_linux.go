@@ -7,7 +7,8 @@ import (
 )
 
 // removeAfter removes tmp once p has exited, without reaping p (its
-// starter waits for it). Without a pidfd the dir stays until [Cleanup].
+// starter waits for it), and sweeps what a killed helper left behind.
+// Without a pidfd the dir stays until [Cleanup].
 func removeAfter(p *os.Process, tmp string) {
 	fd, err := unix.PidfdOpen(p.Pid, 0)
 	if err != nil {
@@ -22,6 +23,7 @@ func removeAfter(p *os.Process, tmp string) {
 			}
 		}
 		removeTemp(tmp)
+		sweep()
 	}()
 }
 

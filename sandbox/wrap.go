@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 // eager holds the commands [Command] already routed through the helper,
@@ -12,8 +14,9 @@ import (
 var eager sync.Map // *exec.Cmd -> struct{}
 
 // wrap routes cmd through the helper when the sandbox is active: the
-// helper restricts itself, then execs cmd's program with cmd's argv, so
-// what runs is exactly what was planned. It returns the call's private
+// helper (in new PID and mount namespaces where they work) restricts
+// itself, then starts cmd's program with cmd's argv, so what runs is
+// exactly what was planned, and stays as its init. It returns the call's private
 // temp dir ("" when unwrapped), which the caller removes when the child
 // is gone.
 //
@@ -35,14 +38,7 @@ func wrapWith(st *state, cmd *exec.Cmd) (string, error) {
 	if _, done := eager.LoadAndDelete(cmd); done {
 		return "", nil
 	}
-	path := cmd.Path
-	if !filepath.IsAbs(path) {
-		dir := cmd.Dir
-		if dir == "" {
-			dir, _ = os.Getwd()
-		}
-		path = filepath.Join(dir, path)
-	}
+	path := absCmdPath(cmd)
 	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
 		return "", nil
 	}
@@ -54,7 +50,59 @@ func wrapWith(st *state, cmd *exec.Cmd) (string, error) {
 	if len(argv) == 0 {
 		argv = []string{cmd.Path}
 	}
-	cmd.Args = st.helperArgs(path, argv, tmp)
+	if st.ns {
+		if cmd.SysProcAttr == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{}
+		}
+		cloneInto(cmd.SysProcAttr, st.userNS)
+	}
+	cmd.Args = st.helperArgs(path, argv, tmp, passDeath(cmd))
 	cmd.Path = st.helper
 	return tmp, nil
 }
+
+// absCmdPath returns cmd's program as an absolute path.
+func absCmdPath(cmd *exec.Cmd) string {
+	path := cmd.Path
+	if !filepath.IsAbs(path) {
+		dir := cmd.Dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		path = filepath.Join(dir, path)
+	}
+	return path
+}
+
+// refuseTalon returns [ErrTalonBinary] when path is talon's own
+// executable (or the configured helper, which is talon too), however it
+// is named.
+func refuseTalon(st *state, path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil // starting it fails the ordinary way
+	}
+	if self := selfInfo(); self != nil && os.SameFile(fi, self) {
+		return fmt.Errorf("%w (%s)", ErrTalonBinary, path)
+	}
+	if st != nil && st.helper != "" {
+		if h, err := os.Stat(st.helper); err == nil && os.SameFile(fi, h) {
+			return fmt.Errorf("%w (%s)", ErrTalonBinary, path)
+		}
+	}
+	return nil
+}
+
+// selfInfo is talon's running executable: /proc/self/exe where it
+// exists, which is the file running even after it was replaced.
+var selfInfo = sync.OnceValue(func() os.FileInfo {
+	if fi, err := os.Stat("/proc/self/exe"); err == nil {
+		return fi
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	fi, _ := os.Stat(exe)
+	return fi
+})

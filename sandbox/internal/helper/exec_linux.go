@@ -2,6 +2,7 @@ package helper
 
 import (
 	"os"
+	"os/signal"
 	"runtime"
 	"syscall"
 )
@@ -12,20 +13,74 @@ func init() {
 	}
 }
 
-// Exec restricts this process by the spec in args (as [Spec.Args] wrote
-// it), then execs the binary after "--" with the argv after it and this
-// process's environment plus TMPDIR. It
-// returns only on failure: 126 (127 when the program is missing), after
-// writing the reason to stderr.
+// forwarded are the signals the helper passes on to the program: as PID
+// 1 of its namespace the program would ignore those it has no handler
+// for, and a terminal's Ctrl-C or a window change must reach it.
+var forwarded = []os.Signal{
+	syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH,
+}
+
+// Exec runs the program after "--" in args under the spec before it (as
+// [Spec.Args] wrote it), with this process's environment plus TMPDIR, and
+// returns its exit status (128+N when signal N ended it).
+//
+// In new namespaces (Spec.NS) it first prepares the mounts. Then it
+// restricts its own thread and starts the program from it, so that the
+// program inherits every restriction, and stays as its init: it forwards
+// signals, reaps what is orphaned, and when the program exits, exits with
+// its status, which makes the kernel end everything left in the PID
+// namespace. Without namespaces it is the program's child subreaper and
+// kills what is left itself. When talon exits (the Death descriptor
+// reaches end of file) it does the same at once.
+//
+// It returns 126 (127 when the program is missing) after writing the
+// reason to stderr when the program cannot start.
 func Exec(args []string) int {
 	s, rest, err := Parse(args)
 	if err != nil || len(rest) < 2 {
 		os.Stderr.WriteString("talon sandbox: bad arguments: want FLAGS... -- BINARY ARGV...\n")
 		return 126
 	}
-	// Landlock restricts the calling thread; execve from that same thread
-	// carries the domain into the program and ends every other thread.
-	runtime.LockOSThread()
+	runtime.LockOSThread() // mounts and namespaces are set up from the main thread
+	if s.Death > 0 {
+		syscall.CloseOnExec(s.Death)
+	}
+	if s.NS {
+		if err := mountNamespace(s); err != nil {
+			os.Stderr.WriteString("talon sandbox: namespaces: " + err.Error() + "; the program did not run\n")
+			return 126
+		}
+	}
+	if s.Probe {
+		return 0
+	}
+	// Nothing inside may trace the helper or read its memory: it keeps
+	// threads that were never restricted.
+	_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetDumpable, 0, 0, 0, 0, 0)
+	if !s.NS {
+		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0, 0, 0, 0)
+	}
+	sigs := make(chan os.Signal, 32)
+	signal.Notify(sigs, append([]os.Signal{syscall.SIGCHLD}, forwarded...)...)
+	dead := watchDeath(s.Death)
+	// Restrictions belong to a thread (rlimits excepted): a thread of its
+	// own takes them and starts the program, which inherits them, and
+	// then supervises it, so that the parent-death signal the program gets
+	// fires only when the helper ends. The main thread stays as talon
+	// started it, which is how talon tells a helper from a sandboxed
+	// process (see sandbox's sweep).
+	status := make(chan int)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the helper
+		status <- run(s, rest, sigs, dead)
+	}()
+	return <-status
+}
+
+// run restricts the calling thread, starts the program from it and
+// supervises it.
+func run(s Spec, rest []string, sigs <-chan os.Signal, dead <-chan struct{}) int {
 	if err := Restrict(s); err != nil {
 		os.Stderr.WriteString("talon sandbox: " + err.Error() + "; the program did not run\n")
 		return 126
@@ -34,12 +89,93 @@ func Exec(args []string) int {
 	if s.Tmp != "" {
 		env = setEnv(env, "TMPDIR", s.Tmp)
 	}
-	err = syscall.Exec(rest[0], rest[1:], env)
-	os.Stderr.WriteString("talon: " + rest[0] + ": " + err.Error() + "\n")
-	if err == syscall.ENOENT {
-		return 127
+	pid, err := syscall.ForkExec(rest[0], rest[1:], &syscall.ProcAttr{
+		Env:   env,
+		Files: []uintptr{0, 1, 2},
+		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
+	})
+	if err != nil {
+		os.Stderr.WriteString("talon: " + rest[0] + ": " + err.Error() + "\n")
+		if err == syscall.ENOENT {
+			return 127
+		}
+		return 126
 	}
-	return 126
+	return supervise(pid, sigs, dead, !s.NS)
+}
+
+// watchDeath returns a channel closed when fd reaches end of file (or
+// fails); nil without a descriptor, or when fd is not the pipe talon
+// passes.
+func watchDeath(fd int) <-chan struct{} {
+	if fd <= 0 {
+		return nil
+	}
+	var st syscall.Stat_t
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
+		return nil
+	}
+	f := os.NewFile(uintptr(fd), "talon")
+	dead := make(chan struct{})
+	go func() {
+		var b [1]byte
+		for {
+			if _, err := f.Read(b[:]); err != nil {
+				close(dead)
+				return
+			}
+		}
+	}()
+	return dead
+}
+
+// supervise waits for the program as its init (or subreaper) and returns
+// its status.
+func supervise(target int, sigs <-chan os.Signal, dead <-chan struct{}, sweep bool) int {
+	for {
+		select {
+		case sig := <-sigs:
+			if sig != syscall.SIGCHLD {
+				_ = syscall.Kill(target, sig.(syscall.Signal))
+				continue
+			}
+			if status, done := reap(target); done {
+				if sweep {
+					killDescendants()
+				}
+				return status
+			}
+		case <-dead:
+			_ = syscall.Kill(target, syscall.SIGKILL)
+			if sweep {
+				killDescendants()
+			}
+			return 128 + int(syscall.SIGKILL)
+		}
+	}
+}
+
+// reap collects every child that ended, and reports the program's status
+// once it is among them.
+func reap(target int) (status int, done bool) {
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || pid <= 0 {
+			return status, done
+		}
+		if pid == target {
+			done = true
+			if ws.Signaled() {
+				status = 128 + int(ws.Signal())
+			} else {
+				status = ws.ExitStatus()
+			}
+		}
+	}
 }
 
 func setEnv(env []string, k, v string) []string {

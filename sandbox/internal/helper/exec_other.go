@@ -12,3 +12,6 @@ func Exec([]string) int {
 
 // ABI is 0: Landlock exists only on Linux.
 func ABI() int { return 0 }
+
+// FilterSockets is false: there is no seccomp filter outside Linux.
+func FilterSockets() bool { return false }

@@ -1,6 +1,9 @@
-// Package helper is the sandbox helper's exec step: it restricts the
-// process it runs in (rlimits, no new privileges, a seccomp filter, a
-// Landlock domain) and then execs the planned program.
+// Package helper is the sandbox helper's exec step: in new PID and mount
+// namespaces when talon started it in them, it hides the denied paths,
+// restricts itself (rlimits, no new privileges, a seccomp filter, a
+// Landlock domain, no capabilities), starts the planned program, and stays
+// as its init: it forwards signals, reaps orphans and exits with the
+// program's status, which ends everything the program left behind.
 //
 // It runs from this package's init function, when the process was started
 // as `talon __sandbox-exec exec FLAGS... -- BINARY ARGV...`. Go initializes
@@ -40,6 +43,18 @@ type Spec struct {
 	Exe string
 	// Devices are device nodes granted read and write.
 	Devices []string
+	// NS is set when the helper is PID 1 of new PID and mount namespaces:
+	// it mounts a fresh /proc, hides Deny and makes Protect read-only.
+	NS bool
+	// Protect are paths inside writable grants that stay read-only.
+	Protect []string
+	// UDP allows UDP sockets; raw and packet sockets are never allowed.
+	UDP bool
+	// Death is a descriptor that reaches end of file when talon exits;
+	// 0 means none.
+	Death int
+	// Probe sets up the namespaces and exits 0 without running anything.
+	Probe bool
 }
 
 // Args encodes s as the helper's flags, ending with "--".
@@ -57,11 +72,17 @@ func (s Spec) Args() []string {
 	add("-w", s.Write...)
 	add("-d", s.Deny...)
 	add("-v", s.Devices...)
+	add("-ro", s.Protect...)
 	for _, p := range s.Ports {
 		add("-p", itoa(p))
 	}
-	if s.Bind {
-		a = append(a, "-b")
+	for flag, on := range map[string]bool{"-b": s.Bind, "-ns": s.NS, "-u": s.UDP, "-probe": s.Probe} {
+		if on {
+			a = append(a, flag)
+		}
+	}
+	if s.Death > 0 {
+		add("-death", itoa(s.Death))
 	}
 	for flag, v := range map[string]int{"-cpu": s.Lim.CPUSeconds, "-mem": s.Lim.MemoryMB, "-nproc": s.Lim.Processes, "-nofile": s.Lim.OpenFiles} {
 		if v != 0 {
@@ -88,8 +109,8 @@ func Parse(args []string) (Spec, []string, error) {
 		if flag == "--" {
 			return s, args[i+1:], nil
 		}
-		if flag == "-b" {
-			s.Bind = true
+		if on := switches(&s, flag); on != nil {
+			*on = true
 			continue
 		}
 		if i+1 >= len(args) {
@@ -113,6 +134,10 @@ func Parse(args []string) (Spec, []string, error) {
 			s.Tmp = v
 		case "-x":
 			s.Exe = v
+		case "-ro":
+			s.Protect = append(s.Protect, v)
+		case "-death":
+			n = &s.Death
 		case "-p":
 			s.Ports = append(s.Ports, 0)
 			n = &s.Ports[len(s.Ports)-1]
@@ -136,6 +161,21 @@ func Parse(args []string) (Spec, []string, error) {
 		}
 	}
 	return s, nil, errArgs
+}
+
+// switches returns the field a flag without a value sets, or nil.
+func switches(s *Spec, flag string) *bool {
+	switch flag {
+	case "-b":
+		return &s.Bind
+	case "-ns":
+		return &s.NS
+	case "-u":
+		return &s.UDP
+	case "-probe":
+		return &s.Probe
+	}
+	return nil
 }
 
 func atoi(s string) (int, bool) {

@@ -93,13 +93,11 @@ func handledFS(abi int) uint64 {
 	return h
 }
 
-// Restrict applies s to the calling thread: rlimits, no new privileges,
-// the seccomp filter, then a Landlock domain. The caller execs on the
-// same thread.
+// Restrict applies s to the calling thread: a Landlock domain, no new
+// privileges, the seccomp filter, no capabilities, then the rlimits (last,
+// so that a low open-files limit does not stop the helper itself). The
+// caller starts the program from the same thread.
 func Restrict(s Spec) error {
-	if err := setLimits(s.Lim); err != nil {
-		return err
-	}
 	abi := ABI()
 	if abi < 1 {
 		return errors.New("this kernel has no usable Landlock")
@@ -140,15 +138,16 @@ func Restrict(s Spec) error {
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		return wrap("no_new_privs", errno)
 	}
-	if abi >= 4 {
-		if err := refuseMPTCP(); err != nil {
-			return err
-		}
+	if err := filterSockets(s.UDP); err != nil {
+		return err
 	}
 	if _, _, errno := syscall.Syscall(sysRestrictSelf, uintptr(rfd), 0, 0); errno != 0 {
 		return wrap("landlock_restrict_self", errno)
 	}
-	return nil
+	if err := dropCapabilities(); err != nil {
+		return err
+	}
+	return setLimits(s.Lim)
 }
 
 // Grant is one path rule.

@@ -2,6 +2,9 @@
 
 package helper
 
-// refuseMPTCP installs nothing on 386, whose socket calls go through
+// FilterSockets is false on 386, whose socket calls go through
 // socketcall(2) and cannot be told apart by number.
-func refuseMPTCP() error { return nil }
+func FilterSockets() bool { return false }
+
+// filterSockets installs nothing on 386.
+func filterSockets(bool) error { return nil }

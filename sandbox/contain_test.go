@@ -1,0 +1,322 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/talonhq/talon/internal/proctest"
+)
+
+// marker returns a string no other process holds by chance.
+func marker(t *testing.T) string {
+	t.Helper()
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return "talon-marker-" + hex.EncodeToString(b)
+}
+
+// holder is a process outside the sandbox standing for talon: it holds a
+// marker in its environment, its argv and its memory, and a file open.
+type holder struct {
+	pid          int
+	marker, addr string
+	file         string
+}
+
+func startHolder(t *testing.T) holder {
+	t.Helper()
+	h := holder{marker: marker(t), file: filepath.Join(t.TempDir(), "held")}
+	if err := os.WriteFile(h.file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(testBinary(t), HelperCommand, "probe", "hold", h.marker, h.file)
+	cmd.Env = []string{"TALON_SERVE_TOKEN=" + h.marker}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the holder did not start: %v", err)
+	}
+	h.pid, h.addr = cmd.Process.Pid, strings.TrimSpace(line)
+	return h
+}
+
+// ownEnvironEntry returns the first entry of this process's initial
+// environment, what /proc/self/environ shows of it.
+func ownEnvironEntry(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/environ")
+	if err != nil || len(b) == 0 {
+		t.Skip("this process has no environment to find")
+	}
+	return strings.SplitN(string(b), "\x00", 2)[0]
+}
+
+func isRoot() bool { return os.Geteuid() == 0 }
+
+// TestContainment proves each protection of issue 14 with a real child:
+// every action succeeds with mode off and is refused under the sandbox,
+// so the sandbox is what stopped it.
+func TestContainment(t *testing.T) {
+	needLandlock(t, 1)
+	h := startHolder(t)
+	ws := t.TempDir()
+	denied := t.TempDir()
+	sock := filepath.Join(denied, "serve", "4242.sock")
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	secret := writeFile(t, filepath.Join(ws, "talon.toml"), "token = \"x\"\n")
+	protected := writeFile(t, filepath.Join(ws, ".git", "config"), "[core]\n")
+	self := strconv.Itoa(os.Getpid())
+	hp := strconv.Itoa(h.pid)
+	tests := []struct {
+		name string
+		args []string
+		root bool // the control needs root's capabilities
+		ns   bool // only namespaces stop it
+	}{
+		{name: "read talon's environment", args: []string{"environ", self, ownEnvironEntry(t)}},
+		{name: "read another process's environment", args: []string{"environ", hp, "TALON_SERVE_TOKEN=" + h.marker}},
+		{name: "read another process's command line", args: []string{"cmdline", hp, h.marker}, ns: true},
+		{name: "read another process's memory", args: []string{"mem", hp, h.addr, h.marker}},
+		{name: "see another process's open files", args: []string{"fd", hp, h.file}},
+		{name: "connect to a socket under a denied directory", args: []string{"unix", sock}, ns: true},
+		{name: "read a denied file inside the workspace", args: []string{"read", secret}, ns: true},
+		{name: "change a protected file", args: []string{"write", protected}, ns: true},
+		{name: "open a vsock socket", args: []string{"vsock"}},
+		{name: "open a UDP socket", args: []string{"udp"}},
+		{name: "open a raw socket", args: []string{"raw"}, root: true},
+		{name: "open a packet socket", args: []string{"packet"}, root: true},
+		{name: "use CAP_SYS_TIME", args: []string{"adjtime"}, root: true},
+		{name: "use CAP_MKNOD", args: []string{"mknod", filepath.Join(ws, "null")}, root: true},
+		{name: "hold any capability", args: []string{"caps"}, root: true},
+	}
+	for _, m := range mechanisms(t) {
+		t.Run(m.name, func(t *testing.T) {
+			policy := m.policy
+			policy.Workspace, policy.Deny, policy.Protect = ws, []string{denied, secret}, []string{protected}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					if tt.root && !isRoot() {
+						t.Skip("the control needs root")
+					}
+					if tt.ns && !m.ns {
+						t.Skip("only namespaces stop it")
+					}
+					if tt.args[0] == "vsock" && !vsockExists() {
+						t.Skip("no vsock here")
+					}
+					configure(t, Policy{Mode: Off})
+					if code, out := runProbeArgs(t, tt.args...); code != 0 {
+						t.Fatalf("with mode off: status %d (%s), want the action to succeed", code, out)
+					}
+					st := configure(t, policy)
+					if !st.Active || st.Namespaces != m.ns {
+						t.Fatalf("status = %+v, want active with namespaces %v", st, m.ns)
+					}
+					if code, out := runProbeArgs(t, tt.args...); code != 1 {
+						t.Fatalf("under the sandbox: status %d (%s), want denied", code, out)
+					}
+				})
+			}
+		})
+	}
+}
+
+// mechanism is one way the sandbox confines children.
+type mechanism struct {
+	name   string
+	policy Policy
+	ns     bool
+}
+
+// mechanisms are the ways this machine can confine children: namespaces
+// (as root also with a user namespace, the way talon runs as another
+// user) and Landlock alone.
+func mechanisms(t *testing.T) []mechanism {
+	t.Helper()
+	ms := []mechanism{{name: "landlock only", policy: Policy{noNamespaces: true}}}
+	if ok, reason := probeNamespaces(testBinary(t), useUserNS()); ok {
+		ms = append(ms, mechanism{name: "namespaces", ns: true})
+	} else {
+		t.Logf("no namespaces here: %s", reason)
+	}
+	if isRoot() {
+		if ok, _ := probeNamespaces(testBinary(t), true); ok {
+			ms = append(ms, mechanism{name: "user namespace", policy: Policy{userNS: true}, ns: true})
+		}
+	}
+	return ms
+}
+
+func vsockExists() bool {
+	_, err := os.Stat("/dev/vsock")
+	return err == nil
+}
+
+// runProbeArgs is runProbe with any number of arguments.
+func runProbeArgs(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	out := runCmd(context.Background(), Cmd{
+		Argv:    append([]string{"probe", HelperCommand, "probe"}, args...),
+		Binary:  testBinary(t),
+		Timeout: 20 * time.Second,
+	}, active.Load(), true)
+	if out.Err != nil {
+		t.Fatalf("probe %q: %v", args, out.Err)
+	}
+	return out.ExitCode, strings.TrimSpace(out.Stdout + out.Stderr)
+}
+
+func killAll(pids []int) {
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// TestDescendantsDie starts processes that leave the call's process group
+// the ways a daemon does, each known to be running before the call ends:
+// with mode off they outlive the call, under the sandbox nothing does.
+func TestDescendantsDie(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh", "setsid", "nohup", "sleep")
+	// The survivor says it runs before the program goes on; its command
+	// line carries the marker.
+	survivor := `setsid sh -c 'touch "$READY"; exec sleep 300 "$1"' sh "$MARK"`
+	waitReady := "while [ ! -e \"$READY\" ]; do :; done\n"
+	tests := []descendantCase{
+		{name: "setsid", script: survivor + " &\n" + waitReady},
+		{name: "setsid, then the timeout", script: survivor + " &\n" + waitReady + "exec sleep 300\n", timeout: 300 * time.Millisecond},
+		{name: "double fork", script: "( " + survivor + " & ) &\n" + waitReady},
+		{name: "nohup", script: "nohup " + survivor + " >/dev/null 2>&1 &\n" + waitReady},
+		{name: "double fork and setsid, in Go", probe: []string{"detach", "double"}},
+	}
+	ws := t.TempDir()
+	for _, m := range mechanisms(t) {
+		t.Run(m.name, func(t *testing.T) {
+			policy := m.policy
+			policy.Workspace = ws
+			testDescendants(t, policy, tests, ws)
+		})
+	}
+}
+
+// descendantCase leaves a process behind, from a script or (probe) a Go
+// program.
+type descendantCase struct {
+	name    string
+	script  string
+	timeout time.Duration
+	probe   []string
+}
+
+func testDescendants(t *testing.T, policy Policy, tests []descendantCase, ws string) {
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run := func(t *testing.T) []int {
+				t.Helper()
+				// sleep adds up its operands, so a tiny unique one marks it.
+				mark := "0.000" + strings.TrimPrefix(fmt.Sprint(time.Now().UnixNano()%1e9+1e9), "1")
+				ready := filepath.Join(ws, mark)
+				cmd := Cmd{Dir: ws, Env: []string{"PATH=/usr/bin:/bin", "READY=" + ready, "MARK=" + mark}, Timeout: tt.timeout}
+				if tt.probe != nil {
+					cmd.Argv, cmd.Binary = append([]string{"probe", HelperCommand, "probe"}, append(tt.probe, mark)...), testBinary(t)
+				} else {
+					cmd.Argv, cmd.Binary = []string{"daemon"}, proctest.Script(t, t.TempDir(), "daemon.sh", tt.script)
+				}
+				out := runCmd(context.Background(), cmd, active.Load(), true)
+				if out.Err != nil {
+					t.Fatalf("outcome = %+v", out)
+				}
+				left := survivors(mark)
+				t.Cleanup(func() { killAll(left) })
+				return left
+			}
+			configure(t, Policy{Mode: Off})
+			if left := run(t); len(left) == 0 {
+				t.Fatalf("with mode off nothing survived the call; the test proves nothing")
+			}
+			if st := configure(t, policy); !st.Active {
+				t.Fatalf("sandbox inactive: %s", st.Reason)
+			}
+			if left := run(t); len(left) != 0 {
+				t.Fatalf("under the sandbox pids %v survived the call", left)
+			}
+		})
+	}
+}
+
+// TestRefusesTalon: the spawner never starts talon's own binary as a
+// tool process, sandbox or not.
+func TestRefusesTalon(t *testing.T) {
+	exe := testBinary(t)
+	link := filepath.Join(t.TempDir(), "talon")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []Policy{{Mode: Off}, {Workspace: t.TempDir()}} {
+		t.Run(p.Mode.String(), func(t *testing.T) {
+			configure(t, p)
+			for _, bin := range []string{exe, link} {
+				// Should it run, the test binary runs no test and exits.
+				out := Run(context.Background(), Cmd{Argv: []string{"talon", "-test.run=^$"}, Binary: bin})
+				if !errors.Is(out.Err, ErrTalonBinary) || out.ExitCode != -1 {
+					t.Errorf("Run(%s) = %+v, want ErrTalonBinary", bin, out)
+				}
+				cmd := CommandContext(context.Background(), bin, "-test.run=^$")
+				if err := Start(cmd); !errors.Is(err, ErrTalonBinary) {
+					t.Errorf("Start(%s) = %v, want ErrTalonBinary", bin, err)
+					_ = cmd.Wait()
+				}
+			}
+			if out := Run(context.Background(), Cmd{Argv: []string{"true"}, Binary: "/bin/true"}); out.Err != nil || out.ExitCode != 0 {
+				t.Errorf("another program: %+v", out)
+			}
+		})
+	}
+}
