@@ -34,13 +34,17 @@ func TestRelativeForbiddenPaths(t *testing.T) {
 		{filepath.Join(ws, "notes.txt"), Allow},
 		{filepath.Join(ws, "other", "secrets", "x"), Allow},
 	}
+	v := prof.Decide(Input{Tool: "file_read", Assessment: tool.Assessment{Tier: tool.Low, Paths: []string{filepath.Join(ws, "secrets", "db.txt")}}})
+	if want := `denied by policy: secrets/db.txt is a forbidden path (pattern "secrets/**")`; v.Why != want {
+		t.Errorf("reason %q, want %q", v.Why, want)
+	}
 	for _, tt := range tests {
 		v := prof.Decide(Input{Tool: "shell", Assessment: tool.Assessment{Tier: tool.Low, Paths: []string{tt.path}}})
 		if v.Decision != tt.want {
 			t.Errorf("%s: %s (%s), want %s", tt.path, v.Decision, v.Why, tt.want)
 		}
-		if tt.want == Deny && !strings.Contains(v.Why, "forbidden path") {
-			t.Errorf("%s: reason %q does not say the path is forbidden", tt.path, v.Why)
+		if tt.want == Deny && !strings.Contains(v.Why, "is a forbidden path (pattern ") {
+			t.Errorf("%s: reason %q does not say the path is forbidden by which pattern", tt.path, v.Why)
 		}
 	}
 }

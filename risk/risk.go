@@ -279,7 +279,7 @@ const (
 	whyDenyAll      = "denied by policy: this profile allows no tools"
 	whyNotAllowed   = "denied by policy: tool %s is not allowed for this profile"
 	whyNotForCaller = "denied by policy: tool %s is not allowed for this caller"
-	whyForbidden    = "denied by policy: %s is a forbidden path"
+	whyForbidden    = "denied by policy: %s is a forbidden path (pattern %q)"
 	whyReadOnly     = "denied by policy: %s risk calls cannot run under the read_only level"
 	whyHighBlocked  = "denied by policy: high risk calls are blocked under the supervised level"
 )
@@ -329,8 +329,8 @@ func (p *Profile) Decide(in Input) Verdict {
 	}
 	a := in.Assessment
 	for _, path := range a.Paths {
-		if p.forbiddenPath(path) {
-			return Verdict{Decision: Deny, Why: fmt.Sprintf(whyForbidden, path)}
+		if pat, ok := p.forbiddenPath(path); ok {
+			return Verdict{Decision: Deny, Why: fmt.Sprintf(whyForbidden, p.show(path), pat)}
 		}
 	}
 	if a.Denied {
@@ -381,11 +381,11 @@ func (p *Profile) byLevel(name string, tier tool.Tier, allowlisted bool) Verdict
 	return Verdict{Decision: Ask, Why: "high risk needs approval"}
 }
 
-// forbiddenPath reports whether path, absolute or relative to the
-// workspace, matches a forbidden_paths pattern.
-func (p *Profile) forbiddenPath(path string) bool {
+// forbiddenPath returns the forbidden_paths pattern, as configured, that
+// path, absolute or relative to the workspace, matches.
+func (p *Profile) forbiddenPath(path string) (string, bool) {
 	if len(p.forbidden) == 0 {
-		return false
+		return "", false
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(p.Workspace, path)
@@ -393,10 +393,22 @@ func (p *Profile) forbiddenPath(path string) bool {
 	path = filepath.Clean(path)
 	for _, fp := range p.forbidden {
 		if fp.Match(path) {
-			return true
+			return fp.Text, true
 		}
 	}
-	return false
+	return "", false
+}
+
+// show renders a path for a reason: relative to the workspace inside it.
+func (p *Profile) show(path string) string {
+	if p.Workspace == "" || !filepath.IsAbs(path) {
+		return path
+	}
+	rel, err := filepath.Rel(p.Workspace, filepath.Clean(path))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.ToSlash(rel)
 }
 
 // matches reports whether list names the tool or contains "*".
