@@ -13,13 +13,34 @@ import (
 type Pattern struct {
 	// Text is the pattern as configured, for messages.
 	Text string
-	// abs is the pattern anchored: absolute, clean, slash-separated.
-	abs string
-	// glob says abs holds glob syntax.
+	// glob says the pattern holds glob syntax.
 	glob bool
-	// alt is abs with the symbolic links of its literal leading
-	// directories resolved, when that differs: tools see real paths.
-	alt string
+	// forms are the pattern anchored, and, when its literal leading
+	// directories pass through a symbolic link, anchored at the link's
+	// target too: tools see real paths.
+	forms []form
+}
+
+// form is one anchored form of a pattern.
+type form struct {
+	full string // absolute, clean, slash-separated
+	base string // its literal leading directories; full itself without glob syntax
+	tail string // for <base>/**/<name>: the name's glob, matched against a last component
+}
+
+func newForm(full string, glob bool) form {
+	if !glob {
+		return form{full: full, base: full}
+	}
+	base, rest := doublestar.SplitPattern(full)
+	if strings.Contains(base, "\\") {
+		base = "/" // escapes: no literal prefix to compare
+	}
+	f := form{full: full, base: base}
+	if t, ok := strings.CutPrefix(rest, "**/"); ok && !strings.ContainsAny(t, "/\\") && !strings.Contains(t, "**") {
+		f.tail = t
+	}
+	return f
 }
 
 // CompilePattern anchors a forbidden_paths pattern: "~" and a leading "~/"
@@ -42,17 +63,12 @@ func CompilePattern(text, ws, home string) (Pattern, error) {
 	if !doublestar.ValidatePattern(slash) {
 		return Pattern{}, fmt.Errorf("forbidden_paths pattern %q does not compile: check its brackets and braces", text)
 	}
-	p := Pattern{Text: text, abs: slash, glob: strings.ContainsAny(slash, "*?[{\\")}
-	base, rest := slash, ""
-	if p.glob {
-		base, rest = doublestar.SplitPattern(slash)
-	}
-	if !strings.Contains(base, "\\") {
-		if real := filepath.ToSlash(resolveLoosely(filepath.FromSlash(base))); real != base {
-			p.alt = real
-			if rest != "" {
-				p.alt = strings.TrimSuffix(real, "/") + "/" + rest
-			}
+	p := Pattern{Text: text, glob: strings.ContainsAny(slash, "*?[{\\")}
+	f := newForm(slash, p.glob)
+	p.forms = append(p.forms, f)
+	if f.base != "/" {
+		if real := filepath.ToSlash(resolveLoosely(filepath.FromSlash(f.base))); real != f.base {
+			p.forms = append(p.forms, newForm(real+strings.TrimPrefix(slash, f.base), p.glob))
 		}
 	}
 	return p, nil
@@ -88,55 +104,65 @@ func AnchorPattern(text, ws, home string) (string, error) {
 }
 
 // Match reports whether abs, a clean absolute path, is forbidden: it is
-// the pattern's path or lies below it, or it matches the pattern as a
-// glob. A pattern whose leading directories pass through a symbolic link
-// matches the paths below the link's target too.
+// the pattern's path or lies below it, or it or one of its directories
+// matches the pattern as a glob.
 func (p Pattern) Match(abs string) bool {
 	s := filepath.ToSlash(abs)
-	if p.match(p.abs, abs, s) {
-		return true
-	}
-	return p.alt != "" && p.match(p.alt, abs, s)
-}
-
-func (p Pattern) match(pat, abs, s string) bool {
-	if under(s, pat) {
-		return true
-	}
-	if !p.glob {
-		return foldCase && underPath(abs, filepath.FromSlash(pat))
-	}
-	if doublestar.MatchUnvalidated(pat, s) {
-		return true
-	}
-	// A pattern that matches a directory covers what is below it.
-	for dir := parentDir(s); ; dir = parentDir(dir) {
-		if doublestar.MatchUnvalidated(pat, dir) {
+	for _, f := range p.forms {
+		if p.matchOne(f, abs, s) {
 			return true
 		}
-		if dir == "/" {
-			return false
+		if !p.glob {
+			continue
+		}
+		// A pattern that matches a directory covers what is below it.
+		for dir := parentDir(s); under(dir, f.base); dir = parentDir(dir) {
+			if p.matchOne(f, dir, dir) {
+				return true
+			}
+			if dir == "/" {
+				break
+			}
 		}
 	}
-}
-
-// under reports whether the slash path s is pat or lies below it.
-func under(s, pat string) bool {
-	return s == pat || (strings.HasPrefix(s, pat) && (strings.HasSuffix(pat, "/") || s[len(pat)] == '/'))
+	return false
 }
 
 // matchSelf is Match for a path whose parent directories are known not
 // to match (a walk checked them on the way down): a glob is matched
 // against abs alone.
 func (p Pattern) matchSelf(abs string) bool {
-	if !p.glob {
-		return p.Match(abs)
-	}
 	s := filepath.ToSlash(abs)
-	if under(s, p.abs) || doublestar.MatchUnvalidated(p.abs, s) {
+	for _, f := range p.forms {
+		if p.matchOne(f, abs, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchOne matches the slash path s (abs, with the platform's
+// separators) against one form.
+func (p Pattern) matchOne(f form, abs, s string) bool {
+	if under(s, f.full) {
 		return true
 	}
-	return p.alt != "" && (under(s, p.alt) || doublestar.MatchUnvalidated(p.alt, s))
+	if !p.glob {
+		return foldCase && underPath(abs, filepath.FromSlash(f.full))
+	}
+	if !under(s, f.base) {
+		return false
+	}
+	if f.tail != "" {
+		// <base>/**/<name>: below base, with a last component that matches.
+		return len(s) > len(f.base) && doublestar.MatchUnvalidated(f.tail, s[strings.LastIndexByte(s, '/')+1:])
+	}
+	return doublestar.MatchUnvalidated(f.full, s)
+}
+
+// under reports whether the slash path s is pat or lies below it.
+func under(s, pat string) bool {
+	return s == pat || (strings.HasPrefix(s, pat) && (strings.HasSuffix(pat, "/") || s[len(pat)] == '/'))
 }
 
 // parentDir is path.Dir for a clean absolute slash path.
