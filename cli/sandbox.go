@@ -47,6 +47,7 @@ func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
 		}
 	}
 	sort.Strings(deny)
+	deny = slices.Compact(deny) // XDG_CONFIG_HOME is often ~/.config
 	return spawner.Policy{
 		Mode:              mode,
 		Workspace:         ws,
@@ -79,8 +80,11 @@ func (e *env) configureSandbox(cfg *config.Config, ws string) {
 	}
 	e.sandboxed = true
 	st := spawner.Configure(e.sandboxPolicy(cfg, ws))
-	if st.Mode == spawner.Auto && !st.Active {
+	switch {
+	case st.Mode == spawner.Auto && !st.Active:
 		fmt.Fprintf(e.io.ErrOut, "talon: warning: sandbox unavailable (%s); tool processes run without Landlock. Set [sandbox] mode = \"required\" to refuse instead, or \"off\" to silence this\n", st.Reason)
+	case st.Active && !st.Namespaces:
+		fmt.Fprintf(e.io.ErrOut, "talon: warning: sandbox without namespaces (%s); tool processes run under Landlock only and can see other processes' command lines and reach Unix sockets. Run `talon sandbox check` for what holds here\n", st.NamespacesReason)
 	}
 }
 
@@ -105,10 +109,12 @@ func newSandboxCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sandbox",
 		Short: "Inspect the sandbox tool processes run in",
-		Long: `Every process talon starts for tool work runs under Linux Landlock and rlimits,
-applied in a helper (talon re-executed) just before the program starts. talon's
-own process is never restricted. [sandbox] in the config sets the mode and what
-children may reach.`,
+		Long: `Every process talon starts for tool work runs in new PID and mount namespaces
+(where the kernel allows them), under Linux Landlock, a seccomp filter and
+rlimits, without capabilities, from a helper (talon re-executed) that stays as
+its init: it sees no process of talon's, and nothing it starts outlives it.
+talon's own process is never restricted. [sandbox] in the config sets the mode
+and what children may reach.`,
 	}
 	cmd.AddCommand(newSandboxCheckCmd(e))
 	return cmd
@@ -118,12 +124,15 @@ func newSandboxCheckCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "check",
-		Short: "Report the kernel's Landlock support and prove each protection in a child",
-		Long: `check reports the kernel's Landlock ABI and which protections are active
-(filesystem, TCP connect, TCP bind, scoping), then proves each one: a child
-tries a forbidden action without the sandbox and with it. It exits 1 when a
-protection the policy claims does not hold, or when the sandbox is inactive
-under mode "required".`,
+		Short: "Report how tool processes are confined here and prove each protection in a child",
+		Long: `check reports what confines tool processes on this machine (pid+mount namespaces
+or Landlock only), the kernel's Landlock ABI and which protections are active,
+then proves each one: a child tries a forbidden action without the sandbox and
+with it (reading another process's environment, reaching a socket under a
+denied directory, leaving a process behind, opening a raw or UDP socket, using
+root's capabilities, writing outside the workspace, connecting, binding,
+signalling talon). It exits 1 when a protection the policy claims does not
+hold, or when the sandbox is inactive under mode "required".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := e.config()
@@ -164,6 +173,12 @@ under mode "required".`,
 func printCheck(out interface{ Write([]byte) (int, error) }, r spawner.Report) {
 	st := r.Status
 	fmt.Fprintf(out, "sandbox: %s (mode %s)\n", r.Summary, st.ModeName)
+	if st.Mechanism != "" {
+		fmt.Fprintf(out, "mechanism:   %s\n", st.Mechanism)
+	}
+	if st.Active && !st.Namespaces {
+		fmt.Fprintf(out, "namespaces:  unavailable (%s)\n", st.NamespacesReason)
+	}
 	fmt.Fprintf(out, "landlock abi: %d\n", st.ABI)
 	if st.Reason != "" {
 		fmt.Fprintf(out, "reason: %s\n", st.Reason)
@@ -178,22 +193,41 @@ func printCheck(out interface{ Write([]byte) (int, error) }, r spawner.Report) {
 	fmt.Fprintf(out, "tcp connect: %s\n", onOff(st.Connect))
 	fmt.Fprintf(out, "tcp bind:    %s\n", onOff(st.Bind))
 	fmt.Fprintf(out, "scoping:     %s\n", onOff(st.Scope))
+	if st.Active {
+		sockets := "raw, packet and UDP sockets refused"
+		switch {
+		case !st.SocketFilter:
+			sockets = "not filtered on this architecture"
+		case st.UDP:
+			sockets = "raw and packet sockets refused; UDP allowed (allow_connect_ports lists 53)"
+		}
+		fmt.Fprintf(out, "sockets:     %s\n", sockets)
+		if st.NoPrivileges {
+			fmt.Fprintf(out, "privileges:  no capabilities, no new privileges\n")
+		}
+	}
 	l := r.Limits
 	fmt.Fprintf(out, "limits:      cpu %s, memory %s, processes %s, open files %s\n",
 		limit(l.CPUSeconds, "s"), limit(l.MemoryMB, " MiB"), limit(l.Processes, ""), limit(l.OpenFiles, ""))
 	for _, x := range st.Exposed {
 		fmt.Fprintf(out, "exposed: %s lies inside the workspace, so tool processes can reach it; move it out of the workspace\n", x)
 	}
+	for _, x := range st.Unprotected {
+		fmt.Fprintf(out, "unprotected: tool processes can change %s without namespaces\n", x)
+	}
 	for _, p := range r.Proofs {
 		verdict := "ok"
 		if !p.OK {
 			verdict = "FAILED"
 		}
-		want := "denied"
-		if !p.Expected {
-			want = "allowed"
+		want := "(want denied)"
+		switch {
+		case p.Exposure != "" && !p.Expected:
+			verdict, want = "open", "(not stopped "+p.Exposure+")"
+		case !p.Expected:
+			want = "(want allowed)"
 		}
-		fmt.Fprintf(out, "%-6s %-11s %s: %s without the sandbox, %s with it (want %s)\n",
+		fmt.Fprintf(out, "%-6s %-11s %s: %s without the sandbox, %s with it %s\n",
 			verdict, p.Protection, p.Action, p.Control, p.Sandboxed, want)
 	}
 }

@@ -29,7 +29,7 @@ max_processes = 64
 	if err := os.WriteFile(cfgPath, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	vars := map[string]string{"HOME": home, "XDG_DATA_HOME": filepath.Join(dir, "data")}
+	vars := map[string]string{"HOME": home, "XDG_DATA_HOME": filepath.Join(dir, "data"), "XDG_CONFIG_HOME": filepath.Join(home, ".config")}
 	e := &env{io: IOStreams{Getenv: func(k string) string { return vars[k] }, Cwd: dir, ErrOut: &bytes.Buffer{}}, g: &globals{configPath: cfgPath}}
 	cfg, err := e.config()
 	if err != nil {
@@ -49,6 +49,9 @@ max_processes = 64
 		if !slices.Contains(p.Deny, want) {
 			t.Errorf("Deny = %q, missing %s", p.Deny, want)
 		}
+	}
+	if n := strings.Count(strings.Join(p.Deny, "\n")+"\n", filepath.Join(home, ".config")+"\n"); n != 1 {
+		t.Errorf("Deny lists %s %d times, want once: %q", filepath.Join(home, ".config"), n, p.Deny)
 	}
 	for _, d := range p.Deny {
 		if strings.Contains(d, "*") {

@@ -53,7 +53,8 @@ type checkProbe struct {
 	expected         bool
 	exposure         string
 	// survivor: the action leaves a process behind; "allowed" means one
-	// with args' last element in its command line outlived the call.
+	// with the marker that replaces args' last element in its command
+	// line outlived the call.
 	survivor bool
 }
 
@@ -63,7 +64,8 @@ type checkProbe struct {
 //
 //   - filesystem: writing outside the workspace, reading a key under a
 //     denied directory, reading or listing each denied path that exists,
-//     and (allowed) writing the private TMPDIR;
+//     changing a protected file in a writable directory, and (allowed)
+//     writing the private TMPDIR;
 //   - processes: reading the environment, command line, memory and open
 //     files of a process outside the sandbox that holds a marker in each
 //     (it stands for talon), and talon's own environment;
@@ -87,8 +89,17 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 		return Report{}, fmt.Errorf("make a scratch dir for the probes: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	denied := filepath.Join(dir, "denied")
+	denied, rw := filepath.Join(dir, "denied"), filepath.Join(dir, "rw")
+	protected := filepath.Join(rw, "protected")
+	if err := os.MkdirAll(rw, 0o700); err != nil {
+		return Report{}, err
+	}
+	if err := os.WriteFile(protected, []byte("[core]\n"), 0o600); err != nil {
+		return Report{}, err
+	}
 	p.Deny = append(slices.Clone(p.Deny), denied)
+	p.ReadWrite = append(slices.Clone(p.ReadWrite), rw)
+	p.Protect = append(slices.Clone(p.Protect), protected)
 	st := newState(p)
 	r := Report{Status: st.status, Summary: st.status.Summary(), Limits: p.Limits}
 	if !st.status.Active {
@@ -103,7 +114,7 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 	if err := os.WriteFile(key, []byte("not a key\n"), 0o600); err != nil {
 		return r, err
 	}
-	sock := filepath.Join(denied, "serve", "check.sock")
+	sock := filepath.Join(denied, "run", "check.sock")
 	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
 		return r, err
 	}
@@ -155,6 +166,7 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 		probes = append(probes, checkProbe{protection: "filesystem", what: action + " " + d, args: []string{action, d}, expected: true})
 	}
 	probes = append(probes,
+		nsExpected(checkProbe{protection: "filesystem", what: "change a protected file in a writable directory", args: []string{"write", protected}}),
 		checkProbe{protection: "filesystem", what: "write the private TMPDIR", args: []string{"tmp"}},
 		checkProbe{protection: "processes", what: "read the environment of a process outside the sandbox (pid " + hp + ")", args: []string{"environ", hp, holdEnv + "=" + h.marker}, expected: true},
 		nsExpected(checkProbe{protection: "processes", what: "read its command line", args: []string{"cmdline", hp, h.marker}}),
@@ -182,8 +194,8 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 		)
 	}
 	probes = append(probes,
-		checkProbe{protection: "descendants", what: "leave a process behind with setsid", args: []string{"detach", "setsid", checkMarker()}, expected: true, survivor: true},
-		checkProbe{protection: "descendants", what: "leave a process behind with a double fork", args: []string{"detach", "double", checkMarker()}, expected: true, survivor: true},
+		checkProbe{protection: "descendants", what: "leave a process behind with setsid", args: []string{"detach", "setsid", ""}, expected: true, survivor: true},
+		checkProbe{protection: "descendants", what: "leave a process behind with a double fork", args: []string{"detach", "double", ""}, expected: true, survivor: true},
 	)
 	if root {
 		probes = append(probes,
@@ -229,10 +241,16 @@ func runCheckProbe(ctx context.Context, exe, dir string, pr checkProbe, st *stat
 	if st.status.Mode == Off {
 		env = []string{"TMPDIR=" + dir}
 	}
-	argv := slices.Concat([]string{helperArgv0, HelperCommand, "probe"}, pr.args)
+	args := slices.Clone(pr.args)
+	if pr.survivor {
+		// A marker of its own for each run: what the control left behind
+		// may take a moment to die.
+		args[len(args)-1] = checkMarker()
+	}
+	argv := slices.Concat([]string{helperArgv0, HelperCommand, "probe"}, args)
 	out := runCmd(ctx, Cmd{Argv: argv, Binary: exe, Env: env, Timeout: 20 * time.Second}, st, true)
 	if pr.survivor && out.Err == nil && out.ExitCode == 0 {
-		left := survivors(pr.args[len(pr.args)-1])
+		left := survivors(args[len(args)-1])
 		for _, pid := range left {
 			if p, err := os.FindProcess(pid); err == nil {
 				_ = p.Kill()

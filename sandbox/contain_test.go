@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -319,4 +320,193 @@ func TestRefusesTalon(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignalsForwarded: a signal sent to the child reaches the program,
+// which as PID 1 of its namespace would ignore any it has no handler for
+// if the helper did not stay as its init and pass it on.
+func TestSignalsForwarded(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh", "sleep")
+	script := proctest.Script(t, t.TempDir(), "traps.sh", `for s in TERM INT HUP QUIT USR1 USR2 WINCH; do trap "echo got $s; exit 7" $s; done
+echo ready
+while :; do sleep 0.05; done
+`)
+	sigs := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGWINCH}
+	for _, m := range append([]mechanism{{name: "off", policy: Policy{Mode: Off}}}, mechanisms(t)...) {
+		t.Run(m.name, func(t *testing.T) {
+			p := m.policy
+			p.Workspace = t.TempDir()
+			configure(t, p)
+			for _, sig := range sigs {
+				cmd := CommandContext(context.Background(), script)
+				cmd.Env = []string{"PATH=/usr/bin:/bin"}
+				out, err := cmd.StdoutPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := Start(cmd); err != nil {
+					t.Fatal(err)
+				}
+				r := bufio.NewReader(out)
+				if line, _ := r.ReadString('\n'); line != "ready\n" {
+					_ = KillGroup(cmd.Process)
+					_ = cmd.Wait()
+					t.Fatalf("%v: the program said %q", sig, line)
+				}
+				_ = cmd.Process.Signal(sig)
+				line, _ := r.ReadString('\n')
+				_ = cmd.Wait()
+				if want := "got " + strings.TrimPrefix(unixSignalName(sig), "SIG") + "\n"; line != want || cmd.ProcessState.ExitCode() != 7 {
+					t.Errorf("%v: the program said %q and exited %d, want %q and 7", sig, line, cmd.ProcessState.ExitCode(), want)
+				}
+			}
+		})
+	}
+}
+
+func unixSignalName(s syscall.Signal) string {
+	return map[syscall.Signal]string{
+		syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT", syscall.SIGHUP: "SIGHUP", syscall.SIGQUIT: "SIGQUIT",
+		syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2", syscall.SIGWINCH: "SIGWINCH",
+	}[s]
+}
+
+// TestExitStatus: the helper exits with the program's status, and with
+// 128+N when signal N ended it, as a shell reports it.
+func TestExitStatus(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh")
+	for _, m := range append([]mechanism{{name: "off", policy: Policy{Mode: Off}}}, mechanisms(t)...) {
+		t.Run(m.name, func(t *testing.T) {
+			p := m.policy
+			p.Workspace = t.TempDir()
+			configure(t, p)
+			for script, want := range map[string]int{"exit 3": 3, "kill -TERM $$": 143, "kill -KILL $$": 137, "true": 0} {
+				out := Run(context.Background(), Cmd{Argv: []string{"sh", "-c", script}, Binary: "/bin/sh"})
+				if out.Err != nil || out.ExitCode != want {
+					t.Errorf("%s: outcome = %+v, want exit %d", script, out, want)
+				}
+			}
+		})
+	}
+}
+
+// TestStartOptions: a parent-death signal (background processes set one)
+// and a raised niceness still work under the helper.
+func TestStartOptions(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh", "cut")
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	base := niceOf(t, "/proc/thread-self/stat")
+	for _, m := range append([]mechanism{{name: "off", policy: Policy{Mode: Off}}}, mechanisms(t)...) {
+		t.Run(m.name, func(t *testing.T) {
+			p := m.policy
+			p.Workspace = t.TempDir()
+			configure(t, p)
+			for _, tt := range []struct {
+				name  string
+				death bool
+				nice  int
+			}{{"parent-death signal", true, 0}, {"nice", false, 3}, {"both", true, 2}} {
+				cmd := CommandContext(context.Background(), "/bin/sh", "-c", "cut -d' ' -f19 /proc/self/stat")
+				cmd.Env = []string{"PATH=/usr/bin:/bin"}
+				if tt.death {
+					cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+				}
+				var stdout strings.Builder
+				cmd.Stdout = &stdout
+				if err := StartNice(cmd, tt.nice); err != nil {
+					t.Fatalf("%s: %v", tt.name, err)
+				}
+				if err := cmd.Wait(); err != nil {
+					t.Fatalf("%s: %v", tt.name, err)
+				}
+				if got, want := strings.TrimSpace(stdout.String()), strconv.Itoa(min(base+tt.nice, 19)); got != want {
+					t.Errorf("%s: nice %s, want %s", tt.name, got, want)
+				}
+			}
+		})
+	}
+}
+
+func niceOf(t *testing.T, stat string) int {
+	t.Helper()
+	b, err := os.ReadFile(stat)
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	n, _ := strconv.Atoi(f[16])
+	return n
+}
+
+// TestTalonDeath kills talon (a copy of this test binary playing it) while
+// a call it started has a process in a session of its own: under the
+// sandbox that process dies with talon, with mode off it stays.
+func TestTalonDeath(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh", "setsid", "sleep")
+	for _, m := range append([]mechanism{{name: "off", policy: Policy{Mode: Off}}}, mechanisms(t)...) {
+		t.Run(m.name, func(t *testing.T) {
+			ws := t.TempDir()
+			mark := "0.000" + strings.TrimPrefix(fmt.Sprint(time.Now().UnixNano()%1e9+1e9), "1")
+			ready := filepath.Join(ws, "ready")
+			mode := map[string]string{"off": "off", "landlock only": "landlock", "namespaces": "ns", "user namespace": "userns"}[m.name]
+			cmd := exec.Command(testBinary(t))
+			cmd.Env = []string{miniTalonEnv + "=" + mode, "WS=" + ws, "READY=" + ready, "MARK=" + mark, "PATH=/usr/bin:/bin"}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for !fileExists(ready) {
+				if proctest.Alive(cmd.Process.Pid) {
+					time.Sleep(10 * time.Millisecond)
+					continue
+				}
+				_ = cmd.Wait()
+				t.Fatalf("talon exited before its call was ready")
+			}
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			left := survivors(mark)
+			t.Cleanup(func() { killAll(left) })
+			if m.name == "off" {
+				if len(left) == 0 {
+					t.Fatal("with mode off nothing outlived talon; the test proves nothing")
+				}
+				return
+			}
+			proctest.AssertAllGone(t, left, 0)
+		})
+	}
+}
+
+// miniTalonEnv makes the test binary play talon: configure the sandbox
+// (the value names how) and run a call that leaves a process in a
+// session of its own, then wait to be killed.
+const miniTalonEnv = "TALON_SANDBOX_TEST_TALON"
+
+func init() { testRoles[miniTalonEnv] = miniTalon }
+
+func miniTalon(mode string) int {
+	p := Policy{Workspace: os.Getenv("WS")}
+	switch mode {
+	case "off":
+		p.Mode = Off
+	case "landlock":
+		p.noNamespaces = true
+	case "userns":
+		p.userNS = true
+	}
+	Configure(p)
+	Run(context.Background(), Cmd{Argv: []string{"sh", "-c", `setsid sh -c 'touch "$READY"; exec sleep 300 "$1"' sh "$MARK" & exec sleep 300`},
+		Binary: "/bin/sh", Env: os.Environ()})
+	return 0
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

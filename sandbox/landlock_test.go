@@ -38,6 +38,7 @@ func configure(t *testing.T, p Policy) Status {
 	t.Cleanup(func() {
 		Cleanup()
 		active.Store(prev)
+		setSubreaper(prev != nil && prev.status.Active && !prev.ns)
 	})
 	return st
 }
@@ -285,28 +286,59 @@ func TestCheck(t *testing.T) {
 	ws := t.TempDir()
 	data := t.TempDir()
 	writeFile(t, filepath.Join(data, "receipts.key"), "KEY\n")
-	before := active.Load()
-	r, err := Check(context.Background(), Policy{Helper: testBinary(t), Workspace: ws, Deny: []string{data, filepath.Join(ws, "talon.toml")}, TempRoot: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !r.Status.Active || !r.OK {
-		t.Fatalf("report = %+v", r)
-	}
-	listed := false
-	for _, p := range r.Proofs {
-		if p.Expected && p.Control != "allowed" && p.Protection == "filesystem" {
-			t.Errorf("%s: the control run was %s; the proof shows nothing", p.Action, p.Control)
-		}
-		listed = listed || strings.Contains(p.Action, data)
-	}
-	if !listed {
-		t.Errorf("no proof for the denied data dir: %+v", r.Proofs)
-	}
-	if r.Status.Namespaces == (len(r.Status.Exposed) == 1) {
-		t.Errorf("Exposed = %q with namespaces %v; want the config file inside the workspace without them only", r.Status.Exposed, r.Status.Namespaces)
-	}
-	if active.Load() != before {
-		t.Errorf("Check changed the process's policy")
+	for _, m := range mechanisms(t) {
+		t.Run(m.name, func(t *testing.T) {
+			before := active.Load()
+			p := m.policy
+			p.Helper, p.Workspace, p.TempRoot = testBinary(t), ws, t.TempDir()
+			p.Deny = []string{data, filepath.Join(ws, "talon.toml"), data} // listed twice, proved once
+			r, err := Check(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r.Status.Active || !r.OK || r.Status.Namespaces != m.ns {
+				t.Fatalf("report = %+v", r)
+			}
+			listed, exposed := 0, 0
+			covered := map[string]bool{}
+			for _, pf := range r.Proofs {
+				covered[pf.Protection] = true
+				if pf.Expected && pf.Control != "allowed" {
+					t.Errorf("%s: the control run was %s; the proof shows nothing", pf.Action, pf.Control)
+				}
+				if strings.Contains(pf.Control+pf.Sandboxed, "error") {
+					t.Errorf("%s: control %q, sandboxed %q", pf.Action, pf.Control, pf.Sandboxed)
+				}
+				if pf.Exposure != "" {
+					exposed++
+				}
+				if strings.HasSuffix(pf.Action, data) {
+					listed++
+				}
+			}
+			// Without namespaces: another process's command line, the
+			// Unix socket and the protected file.
+			if want := map[bool]int{true: 0, false: 3}[m.ns]; exposed != want {
+				t.Errorf("%d exposures with namespaces %v, want %d", exposed, m.ns, want)
+			}
+			if listed != 1 {
+				t.Errorf("%d proofs for the denied data dir, want 1: %+v", listed, r.Proofs)
+			}
+			want := []string{"filesystem", "processes", "sockets", "descendants", "tcp_connect", "tcp_bind", "scoping"}
+			if isRoot() {
+				want = append(want, "privileges")
+			}
+			for _, w := range want {
+				if !covered[w] {
+					t.Errorf("no proof of %s", w)
+				}
+			}
+			if m.ns == (len(r.Status.Exposed) == 1) {
+				t.Errorf("Exposed = %q with namespaces %v; want the config file inside the workspace without them only", r.Status.Exposed, m.ns)
+			}
+			if active.Load() != before {
+				t.Errorf("Check changed the process's policy")
+			}
+		})
 	}
 }

@@ -26,7 +26,8 @@ const (
 // becomes private (nothing done here reaches talon's namespace), a fresh
 // /proc shows only this PID namespace, each Protect path is bound
 // read-only over itself, and each Deny path that exists is hidden: a
-// directory under an empty read-only tmpfs, a file under /dev/null bound
+// directory under an empty read-only tmpfs of mode 000 (without
+// capabilities not even root may list it), a file under /dev/null bound
 // read-only with nodev, so that opening it fails. A denied directory that
 // holds the workspace is left to Landlock, as before namespaces. Last,
 // the working directory is entered again, through the new mounts.
@@ -71,7 +72,7 @@ func hide(path string) error {
 		return wrap("hide "+path, err)
 	}
 	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
-		if err := syscall.Mount("tmpfs", path, "tmpfs", msHidden, "mode=0555"); err != nil {
+		if err := syscall.Mount("tmpfs", path, "tmpfs", msHidden, "mode=000"); err != nil {
 			return wrap("hide "+path, err)
 		}
 		return nil
