@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -20,9 +21,11 @@ func TestServeHidesItsSecrets(t *testing.T) {
 	if _, err := os.Stat("/proc/self/environ"); err != nil {
 		t.Skip("no /proc")
 	}
-	const serveToken, githubToken = "serve-token-5f2e9c0a7b", "ghp_secret4c1d8e2f"
+	// LATER_SETTING is named like no secret, and only a config loaded
+	// later references it.
+	const serveToken, githubToken, laterSetting = "serve-token-5f2e9c0a7b", "ghp_secret4c1d8e2f", "later-setting-91b3"
 	s := newSandbox(t, "")
-	s.userConfig(t, `[sandbox]
+	const tools = `[sandbox]
 mode = "off"
 
 [tools.commands.peek]
@@ -36,9 +39,10 @@ description = "Print the token the configuration hands this tool"
 command = ['/bin/sh', '-c', 'echo "token=$GH"']
 tier = "low"
 env = { GH = "${GITHUB_TOKEN}", PATH = "/usr/bin:/bin" }
-`)
+`
+	s.userConfig(t, tools)
 	cmd := s.command(t, "talon", "serve", "--listen", "127.0.0.1:0")
-	cmd.Env = append(cmd.Env, "TALON_SERVE_TOKEN="+serveToken, "GITHUB_TOKEN="+githubToken)
+	cmd.Env = append(cmd.Env, "TALON_SERVE_TOKEN="+serveToken, "GITHUB_TOKEN="+githubToken, "LATER_SETTING="+laterSetting)
 	p := startProc(t, cmd)
 	cs := connectHTTP(t, p.url, newHeaderTransport(map[string]string{"Authorization": "Bearer " + serveToken}), nil)
 
@@ -62,6 +66,41 @@ env = { GH = "${GITHUB_TOKEN}", PATH = "/usr/bin:/bin" }
 	}
 	if text := callText(t, res); res.IsError || !strings.Contains(text, "token="+githubToken) {
 		t.Fatalf("the configured ${GITHUB_TOKEN} did not reach its tool:\n%s", text)
+	}
+
+	// A reloaded config that references ${LATER_SETTING} makes it a secret
+	// too, from then on.
+	if !strings.Contains(block, laterSetting) {
+		t.Fatalf("LATER_SETTING was hidden before any config referenced it:\n%s", block)
+	}
+	later := tools + `
+[tools.commands.later]
+description = "Print the setting the configuration hands this tool"
+command = ['/bin/sh', '-c', 'echo "setting=$S"']
+tier = "low"
+env = { S = "${LATER_SETTING}", PATH = "/usr/bin:/bin" }
+`
+	path := filepath.Join(s.env()["XDG_CONFIG_HOME"], "talon", "config.toml")
+	if err := os.WriteFile(path, []byte("schema_version = 1\n"+later), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLog(t, "reason=SIGHUP")
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool__peek", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if block := callText(t, res); res.IsError || strings.Contains(block, laterSetting) {
+		t.Errorf("after the reload a tool process still read LATER_SETTING from /proc/<talon>/environ:\n%s", block)
+	}
+	res, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool__later", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := callText(t, res); res.IsError || !strings.Contains(text, "setting="+laterSetting) {
+		t.Fatalf("the reloaded ${LATER_SETTING} did not reach its tool:\n%s", text)
 	}
 }
 

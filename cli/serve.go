@@ -322,6 +322,7 @@ func (s *serving) reload(reason string) {
 		s.log.Error().Str("reason", reason).Err(err).Msg("config reload failed; keeping the running catalog")
 		return
 	}
+	e.protectSecrets(cfg, s.log)
 	if !reflect.DeepEqual(cfg.Plugins, s.rt.Config().Plugins) {
 		s.log.Warn().Msg("[plugins] changed: plugins load at start, so restart talon serve to apply it")
 	}

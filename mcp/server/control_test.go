@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +16,10 @@ import (
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/tool"
 )
+
+// peersNamed says whether the control socket can name its peers here;
+// elsewhere it refuses them all.
+const peersNamed = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
 
 // shortDir is a temporary directory with a path short enough for a socket.
 func shortDir(t *testing.T) string {
@@ -27,6 +33,9 @@ func shortDir(t *testing.T) string {
 }
 
 func TestControlListAndDecide(t *testing.T) {
+	if !peersNamed {
+		t.Skip("the control socket refuses every peer on " + runtime.GOOS + " (TestControlRefusesEveryPeer)")
+	}
 	dir := shortDir(t)
 	q := approval.NewQueue(approval.QueueOptions{})
 	c, err := ListenControl(dir, q, zerolog.Nop())
@@ -138,5 +147,51 @@ func TestParseAnswer(t *testing.T) {
 				t.Fatalf("ParseAnswer(%q) = %v, %v", tt.in, got, err)
 			}
 		})
+	}
+}
+
+// TestControlRefusesEveryPeer: where the platform cannot say which
+// process connected, the socket refuses every client, this process too,
+// and the request keeps waiting.
+func TestControlRefusesEveryPeer(t *testing.T) {
+	if peersNamed {
+		t.Skip("the control socket names its peers on " + runtime.GOOS)
+	}
+	dir := shortDir(t)
+	q := approval.NewQueue(approval.QueueOptions{})
+	var log syncBuffer
+	c, err := ListenControl(dir, q, zerolog.New(&log))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = c.Close() }()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = q.Approve(ctx, approval.Request{Tool: "file_write", Tier: tool.Medium})
+	}()
+	defer func() { cancel(); <-done }()
+	var id string
+	for deadline := time.Now().Add(5 * time.Second); id == ""; time.Sleep(2 * time.Millisecond) {
+		if list := q.List(); len(list) == 1 {
+			id = list[0].ID
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never became pending")
+		}
+	}
+	if _, err := ListPending(ctx, dir); !errors.Is(err, ErrRefusedPeer) {
+		t.Fatalf("ListPending = %v, want ErrRefusedPeer", err)
+	}
+	if err := Decide(ctx, dir, id, approval.Yes); !errors.Is(err, ErrRefusedPeer) || !strings.Contains(err.Error(), "cannot tell which process connected") {
+		t.Fatalf("Decide = %v, want ErrRefusedPeer naming the platform", err)
+	}
+	if list := q.List(); len(list) != 1 || list[0].ID != id {
+		t.Fatalf("pending = %+v", list)
+	}
+	if !strings.Contains(log.String(), `"check":"identity"`) {
+		t.Fatalf("the refusals were not logged as attempts:\n%s", log.String())
 	}
 }
