@@ -25,7 +25,20 @@ func (a *Analyzer) Analyze(line string) *Analysis {
 	if len(steps) == 0 {
 		return notAnalysable([]string{"the line has no command"})
 	}
-	an := &Analysis{Tier: tool.Low, Analysable: true, Allowed: true, Program: &Program{Steps: steps}, Paths: w.paths}
+	// One allocation for the verdict and its program.
+	both := &struct {
+		an   Analysis
+		prog Program
+	}{prog: Program{Steps: steps}}
+	an := &both.an
+	*an = Analysis{Tier: tool.Low, Analysable: true, Allowed: true, Program: &both.prog, Paths: w.paths}
+	n := 0
+	for _, st := range steps {
+		for _, c := range st.Pipeline {
+			n += len(c.Reasons)
+		}
+	}
+	an.Reasons = make([]string, 0, n)
 	for _, st := range steps {
 		for _, c := range st.Pipeline {
 			an.Tier = tool.MaxTier(an.Tier, c.Tier)

@@ -176,6 +176,7 @@ func init() {
 		if grammars[s.cmd] != nil {
 			panic("shellparse: two tables for " + s.cmd)
 		}
+		s.lean = true
 		grammars[s.cmd] = s.compile()
 	}
 }

@@ -136,6 +136,9 @@ type grammar struct {
 	maxOperands int
 	// operands judges the operands, when set.
 	operands operandCheck
+	// lean: parse records only the options with an effect, all the
+	// verdict needs; tables whose callers ask [parsed.has] keep all.
+	lean bool
 	// low is the reason of a low verdict, computed once.
 	low string
 }
@@ -155,6 +158,7 @@ type spec struct {
 	negative     bool
 	raw          bool
 	endOfOptions bool
+	lean         bool
 	// maxOperands: 0 means any number, -1 none; see grammar.maxOperands.
 	maxOperands int
 	operands    operandCheck
@@ -166,7 +170,7 @@ var effectCodes = map[byte]effect{'l': local, 'w': writes, 'r': runs, 's': syste
 // programmer error and panics (at init).
 func (s spec) compile() *grammar {
 	g := &grammar{cmd: s.cmd, complete: s.complete, numeric: s.numeric, negative: s.negative,
-		raw: s.raw, endOfOptions: s.endOfOptions, operands: s.operands}
+		raw: s.raw, endOfOptions: s.endOfOptions, operands: s.operands, lean: s.lean}
 	switch s.maxOperands {
 	case 0:
 		g.maxOperands = -1
@@ -284,7 +288,7 @@ func (g *grammar) parse(args []string) parsed {
 		case g.negative && isNumberish(a[1:]):
 			p.operands = append(p.operands, a)
 		case g.numeric && isDigits(a[1:]):
-			p.uses = append(p.uses, use{word: a, as: a, sp: numericSpelling})
+			g.record(&p, use{word: a, as: a, sp: numericSpelling})
 		case a[1] == '-':
 			var ok bool
 			if i, ok = g.parseLong(args, i, &p); !ok {
@@ -312,6 +316,14 @@ func init() {
 
 // dashed returns "-" and the letter c (ASCII).
 func dashed(c byte) string { return dashedLetters[c&127] }
+
+// record keeps one option read from the line.
+func (g *grammar) record(p *parsed, u use) {
+	if g.lean && u.sp.opt.effect == reads {
+		return
+	}
+	p.uses = append(p.uses, u)
+}
 
 // numericSpelling stands for the -NUM of commands that accept it.
 var numericSpelling = &spelling{name: "NUM", opt: &option{names: []string{"-NUM"}}}
@@ -346,7 +358,7 @@ func (g *grammar) parseLong(args []string, i int, p *parsed) (int, bool) {
 		}
 	case argOptional:
 	}
-	p.uses = append(p.uses, u)
+	g.record(p, u)
 	return i, true
 }
 
@@ -406,7 +418,7 @@ func (g *grammar) parseShort(args []string, i int, p *parsed) (int, bool) {
 		u := use{word: a, as: dashed(a[j]), sp: sp}
 		switch sp.arg {
 		case argNone:
-			p.uses = append(p.uses, u)
+			g.record(p, u)
 			continue
 		case argRequired:
 			u.value = a[j+1:]
@@ -421,7 +433,7 @@ func (g *grammar) parseShort(args []string, i int, p *parsed) (int, bool) {
 		case argOptional:
 			u.value = a[j+1:]
 		}
-		p.uses = append(p.uses, u)
+		g.record(p, u)
 		return i, true
 	}
 	return i, true
