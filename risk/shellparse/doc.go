@@ -111,9 +111,11 @@
 // config when it reads (--get, --get-all, --get-regexp, --get-urlmatch,
 // --list, --get-color, --get-colorbool), help without a page, and branch
 // and tag when they list; each reads its own table. git's
-// tables are not complete, so an abbreviation is understood only when it
-// selects an option that raises the tier (git log --outp=x is --output):
-// write other options in full. --ext-diff, --textconv, --show-signature,
+// tables are not complete, so an abbreviation is read only when it selects
+// an option that raises the tier (git diff --textc is --textconv); one
+// that could be several options is ambiguous (git log --outp=x could be
+// --output) and any other is not understood, all high: write git's
+// options in full. --ext-diff, --textconv, --show-signature,
 // --output, cat-file --filters, grep -O/--open-files-in-pager and --help
 // (which opens a manual viewer) are high. Medium:
 // commit, add, tag and branch when they create, checkout of a branch,

@@ -12,10 +12,11 @@ import (
 
 // git's tables. git 2.39 accepts abbreviated long options for the commands
 // built on parse-options (status, branch, describe, ls-tree, reset, ...)
-// and not for log, diff and show; the tables are not complete, so an
-// abbreviation is understood only when it selects an option that raises
-// the tier (git log --outp=x is read as --output), and is otherwise not
-// understood.
+// and not for log, diff and show. The tables are not complete, so an
+// abbreviation is read only when it selects an option that raises the tier
+// (git diff --textc is --textconv); one that could be several options is
+// ambiguous (git log --outp=x could be --output) and any other is not
+// understood. Every one of them is high.
 
 // gitDiffOpts are the diff options of diff, log and show.
 const gitDiffOpts = `

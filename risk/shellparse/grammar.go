@@ -440,7 +440,7 @@ func (g *grammar) parseShort(args []string, i int, p *parsed) (int, bool) {
 }
 
 // judge reads argv[1:] against the grammar and returns the tier and the
-// reason. subject names the command in reasons ("sort", "git log").
+// reason, which names the command as the table does ("sort", "git log").
 func (g *grammar) judge(argv []string) (tool.Tier, string) {
 	p := g.parse(argv[1:])
 	return g.verdict(&p)
