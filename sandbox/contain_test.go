@@ -510,3 +510,51 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// TestCommandConfined: a command built by Command and started by a
+// library (an MCP stdio server) is confined like the others: under
+// namespaces its parent is the helper as PID 1 of its own PID namespace.
+func TestCommandConfined(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh")
+	for _, m := range mechanisms(t) {
+		t.Run(m.name, func(t *testing.T) {
+			p := m.policy
+			p.Workspace = t.TempDir()
+			configure(t, p)
+			cmd := Command("/bin/sh", "-c", `echo $PPID; grep CapEff /proc/self/status`)
+			cmd.Env = []string{"PATH=/usr/bin:/bin"}
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+			if len(lines) != 2 || strings.Trim(strings.TrimPrefix(lines[1], "CapEff:"), "\t 0") != "" {
+				t.Errorf("output %q, want a pid and no capability", out)
+			}
+			if (lines[0] == "1") != m.ns {
+				t.Errorf("parent pid %s with namespaces %v", lines[0], m.ns)
+			}
+		})
+	}
+}
+
+// TestLimits: the rlimits reach the program, and the helper, which sets
+// them on itself before it starts the program, still supervises it.
+func TestLimits(t *testing.T) {
+	needLandlock(t, 1)
+	proctest.NeedBins(t, "sh", "sleep")
+	for _, m := range mechanisms(t) {
+		t.Run(m.name, func(t *testing.T) {
+			p := m.policy
+			p.Workspace = t.TempDir()
+			p.Limits = Limits{CPUSeconds: 30, MemoryMB: 64, OpenFiles: 32}
+			configure(t, p)
+			out := Run(context.Background(), Cmd{Argv: []string{"sh", "-c", "ulimit -t; ulimit -v; ulimit -n; sleep 0.2; echo done"},
+				Binary: "/bin/sh", Env: []string{"PATH=/usr/bin:/bin"}})
+			if out.Err != nil || out.ExitCode != 0 || out.Stdout != "30\n65536\n32\ndone\n" {
+				t.Fatalf("outcome = %+v", out)
+			}
+		})
+	}
+}
