@@ -24,6 +24,7 @@ import (
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/runtime"
+	spawner "github.com/talonhq/talon/sandbox"
 	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
 )
@@ -297,6 +298,19 @@ func (e *env) protectSecrets(cfg *config.Config, log zerolog.Logger) {
 	}
 }
 
+// sealSecrets makes talon non-dumpable, so that processes of its user
+// cannot read its memory, unless the sandbox starts tools in namespaces of
+// their own: there they see no process of talon's, and a non-dumpable
+// talon that is not root could not write the user namespace's id maps.
+func (e *env) sealSecrets(log zerolog.Logger) {
+	if e.io.Getenv != nil || spawner.Current().Namespaces {
+		return
+	}
+	if err := secret.Seal(); err != nil {
+		log.Warn().Err(err).Msg("processes of talon's user can read its memory")
+	}
+}
+
 func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	cfg, err := e.config()
 	if err != nil {
@@ -317,6 +331,7 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 		}
 	}
 	e.configureSandbox(cfg, ws)
+	e.sealSecrets(log)
 	commands, err := commandtool.Load(cfg, commandtool.Options{Workspace: ws, LookupEnv: lookupEnv(e.io), Logger: log})
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%w; run talon lint for every problem", err))

@@ -2,9 +2,7 @@ package secret
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -12,19 +10,28 @@ import (
 	"github.com/talonhq/talon/internal/procstat"
 )
 
-// hide overwrites the taken variables in the initial environment block and
-// makes the process non-dumpable, in that order: once it is non-dumpable,
-// a process that is not root can no longer open its own /proc/self/mem.
+// hide overwrites the taken variables in the initial environment block.
 func hide(taken func(string) bool) error {
-	var errs []error
 	if err := scrubBlock(taken); err != nil {
-		errs = append(errs, fmt.Errorf("overwrite secrets in /proc/self/environ: %w", err))
+		return fmt.Errorf("overwrite secrets in /proc/self/environ: %w", err)
 	}
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		errs = append(errs, fmt.Errorf("make talon non-dumpable: %w", err))
-	}
-	return errors.Join(errs...)
+	return nil
 }
+
+// seal makes the process non-dumpable.
+func seal() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("make talon non-dumpable: %w", err)
+	}
+	return nil
+}
+
+// self is this process's memory file, opened by the first scrub and kept:
+// once the process is non-dumpable its /proc files belong to root, and a
+// process that is not root could not open it again. The permission check
+// is made at open, so the open file keeps working. The caller holds
+// state.mu.
+var self *os.File
 
 // scrubBlock NUL-fills, in place, every NAME=value entry of the block
 // between env_start and env_end (what /proc/<pid>/environ shows) whose name
@@ -50,24 +57,21 @@ func scrubBlock(taken func(string) bool) error {
 	if end <= start || end-start > 1<<30 {
 		return fmt.Errorf("%w: environment block [%#x, %#x)", procstat.ErrFormat, start, end)
 	}
-	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
-	if errors.Is(err, fs.ErrPermission) && !dumpable() {
-		// An earlier call made the process non-dumpable, which only root
-		// can see through, and root could open the file.
-		return nil
+	if self == nil {
+		mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		self = mem
 	}
-	if err != nil {
-		return err
-	}
-	defer func() { _ = mem.Close() }()
 	block := make([]byte, end-start)
-	if _, err := mem.ReadAt(block, int64(start)); err != nil { //nolint:gosec // the block lies in user space, below 2^63
+	if _, err := self.ReadAt(block, int64(start)); err != nil { //nolint:gosec // the block lies in user space, below 2^63
 		return err
 	}
 	if !scrub(block, taken) {
 		return nil
 	}
-	_, err = mem.WriteAt(block, int64(start)) //nolint:gosec // as above
+	_, err = self.WriteAt(block, int64(start)) //nolint:gosec // as above
 	return err
 }
 
@@ -88,9 +92,4 @@ func scrub(block []byte, taken func(string) bool) bool {
 		i += n + 1
 	}
 	return changed
-}
-
-func dumpable() bool {
-	v, err := unix.PrctlRetInt(unix.PR_GET_DUMPABLE, 0, 0, 0, 0)
-	return err != nil || v != 0
 }

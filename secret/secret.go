@@ -69,18 +69,17 @@ var state struct {
 // Protect removes from the process environment every variable whose name
 // [IsSecretName] matches or that names lists (say, the variables the
 // configuration references as ${VAR}), keeping a copy that [Lookup] and
-// [Getenv] read; the [Ordinary] names stay. On Linux it also overwrites those variables with NUL
-// bytes in the initial environment block (what /proc/<pid>/environ shows;
-// the other variables stay readable there) and marks the process
-// non-dumpable.
+// [Getenv] read; the [Ordinary] names stay. On Linux it also overwrites
+// those variables with NUL bytes in the initial environment block (what
+// /proc/<pid>/environ shows; the other variables stay readable there).
 //
-// Protect may be called again with more names; a variable it already took
-// keeps the value it had the first time.
+// Protect may be called again with more names, before or after [Seal]; a
+// variable it already took keeps the value it had the first time.
 //
 // # Errors
 //
 // The variables are always removed from the process environment. An
-// error says which of the Linux protections could not be applied; the
+// error says that the environment block could not be overwritten; the
 // caller should log it and go on.
 func Protect(names []string) error {
 	state.mu.Lock()
@@ -110,6 +109,19 @@ func Protect(names []string) error {
 	errs = append(errs, hide(isTaken))
 	return errors.Join(errs...)
 }
+
+// Seal makes the process non-dumpable on Linux, so processes of the same
+// user without CAP_SYS_PTRACE can no longer read its environment, memory
+// or descriptors, nor attach to it. Call it after the first [Protect].
+//
+// A process that starts children in new user namespaces must not be
+// sealed: the kernel then lets it write no child's uid_map, unless it is
+// root. Elsewhere Seal does nothing.
+//
+// # Errors
+//
+// The error says the flag could not be set; the caller should log it.
+func Seal() error { return seal() }
 
 // isTaken reports whether Protect removes a variable of this name. The
 // caller holds state.mu.
