@@ -26,9 +26,9 @@ and the call is denied). The commands reach every talon serve that uses the same
 data directory, over a Unix socket only this user can open.
 
 Approvals come only from people: a server refuses these commands from any process
-that talon started (a tool, a shell line, a daemon a tool left behind, or a
-talon approvals run by one of them), logs the attempt, and keeps the call waiting.
-Run them in a terminal of your own.`,
+that talon started (a tool, a shell line, or a talon approvals run by one of them;
+exit code 4), logs the attempt, and keeps the call waiting. Run them in a terminal
+of your own.`,
 	}
 	cmd.AddCommand(newApprovalsListCmd(e), newApprovalsDecideCmd(e, "approve"), newApprovalsDecideCmd(e, "deny"))
 	return cmd
