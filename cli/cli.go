@@ -370,7 +370,7 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	rt, err := runtime.New(runtime.Options{
 		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log, Approver: o.approver,
 		Protected: risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv),
-		Receipts: recorder, Tools: tools, Messages: messages,
+		Receipts:  recorder, Tools: tools, Messages: messages,
 	})
 	if err != nil {
 		if ExitCode(err) == ExitError {

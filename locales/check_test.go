@@ -12,7 +12,6 @@ func TestEmbeddedMessagesHaveNoDrift(t *testing.T) {
 	}
 }
 
-
 func TestCheck(t *testing.T) {
 	en := "tool-a = A { $x }\ntool-b = B\n    .title = T\ntool-c = C\n"
 	tests := []struct {
