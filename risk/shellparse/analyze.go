@@ -17,7 +17,6 @@ import (
 // analysable is never allowed.
 func (a *Analyzer) Analyze(line string) *Analysis {
 	w := &walker{a: a}
-	w.cfg = expand.Config{Env: a.expandEnv, ReadDir2: w.readDir}
 	steps := w.script(line, effects{}, 0)
 	if len(w.bad) > 0 {
 		return notAnalysable(w.bad)
@@ -114,13 +113,23 @@ func (e *effects) addNice(n int) {
 
 // walker holds the state of one analysis.
 type walker struct {
-	a          *Analyzer
-	cfg        expand.Config
+	a *Analyzer
+	// cfg is the expansion configuration; see config.
+	cfg        *expand.Config
 	bad        []string
 	paths      []string
 	nargs      int
 	dirReads   int
 	dirEntries int
+}
+
+// config returns the expansion configuration, made on first use: most
+// lines hold only plain words and never expand anything.
+func (w *walker) config() *expand.Config {
+	if w.cfg == nil {
+		w.cfg = &expand.Config{Env: w.a.expandEnv, ReadDir2: w.readDir}
+	}
+	return w.cfg
 }
 
 // fail records why the line is not analysable.

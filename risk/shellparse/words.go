@@ -256,7 +256,7 @@ func (w *walker) expandArgs(words []*syntax.Word) (fields []string, pattern []bo
 			ok = false
 			continue
 		}
-		got, err := expand.Fields(&w.cfg, word)
+		got, err := expand.Fields(w.config(), word)
 		if err != nil {
 			w.fail("a word cannot be expanded: %v", err)
 			ok = false
@@ -292,7 +292,7 @@ func (w *walker) literal(word *syntax.Word, what string) (string, bool) {
 		w.fail("a glob or brace pattern in %s cannot be analysed; quote it", what)
 		return "", false
 	}
-	v, err := expand.Literal(&w.cfg, word)
+	v, err := expand.Literal(w.config(), word)
 	if err != nil {
 		w.fail("%s cannot be expanded: %v", what, err)
 		return "", false
@@ -516,7 +516,7 @@ func (w *walker) heredoc(r *syntax.Redirect) (string, bool) {
 		body = strings.Join(lines, "")
 	}
 	if !quoted && strings.ContainsRune(body, '\\') {
-		v, err := expand.Document(&w.cfg, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: body}}})
+		v, err := expand.Document(w.config(), &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: body}}})
 		if err != nil {
 			w.fail("a here-document body cannot be expanded: %v", err)
 			return "", false
