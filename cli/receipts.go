@@ -34,9 +34,9 @@ func (e *env) dataDir(cfg *config.Config) string {
 	return cfg.DataDir(e.io.getenv)
 }
 
-// openReceipts opens the store for writing, once per command. A store held
-// by another process (a running `talon serve`) is an error before anything
-// runs, since a successful call must be recorded.
+// openReceipts opens the store for writing, once per command. Other
+// processes (a running `talon serve`, more `talon tools call`) may write it
+// at the same time: each writes a chain of its own.
 func (e *env) openReceipts(cfg *config.Config) (*receipts.Store, error) {
 	if e.store != nil || !cfg.Receipts.Enabled() {
 		return e.store, nil
@@ -47,9 +47,6 @@ func (e *env) openReceipts(cfg *config.Config) (*receipts.Store, error) {
 	}
 	s, err := receipts.Open(receipts.Options{Dir: e.receiptsDir(cfg), StoreArguments: cfg.Receipts.StoreArguments, Logger: log})
 	if err != nil {
-		if errors.Is(err, receipts.ErrLocked) {
-			return nil, fmt.Errorf("%w; calls from this process cannot be recorded while it runs: send them to the running server, or use another --data-dir", err)
-		}
 		return nil, fmt.Errorf("open receipt store: %w", err)
 	}
 	e.store = s
@@ -72,7 +69,7 @@ func newReceiptsListCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List receipts, oldest first",
+		Short: "List receipts, oldest first, every chain merged by time",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := e.config()
@@ -122,9 +119,11 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 func newReceiptsShowCmd(e *env) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show ID|SEQ|TOKEN",
+		Use:   "show ID|TOKEN|CHAIN:SEQ|SEQ",
 		Short: "Show every field of one receipt",
-		Args:  cobra.ExactArgs(1),
+		Long: `Show one receipt, found by its id, its token (tr1.<seq>.<sig>), its chain and seq
+(CHAIN:SEQ, as receipts list shows them), or a bare seq when only one chain has it.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := e.config()
 			if err != nil {
@@ -132,6 +131,9 @@ func newReceiptsShowCmd(e *env) *cobra.Command {
 			}
 			r, err := receipts.Find(e.receiptsDir(cfg), args[0])
 			if err != nil {
+				if errors.Is(err, receipts.ErrAmbiguous) {
+					return withCode(ExitUsage, err)
+				}
 				if errors.Is(err, receipts.ErrNotFound) {
 					return withCode(ExitUsage, fmt.Errorf("%w: list them with `talon receipts list`", err))
 				}
@@ -152,11 +154,14 @@ func newReceiptsVerifyCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify [PATH]",
 		Short: "Check every signature and the hash chain; exit 0 only when all hold",
-		Long: `Verify checks a receipt store (a directory of segments, or one JSONL file) with
-only a public key: every signature, the hash chain across segments, and seq
-order. It names the first bad record and why: bad signature, broken chain,
-gap, torn record, unknown key, reordered, inserted or removed. PATH defaults to
-this machine's store; --pubkey defaults to the store's own public key file.`,
+		Long: `Verify checks a receipt store (its directory, one chain's directory, or one JSONL
+file such as an export) with only a public key: every signature, and each hash
+chain across its segments in seq order. Every process that wrote the store
+wrote a chain of its own; each chain is verified on its own and reported on its
+own line. For each chain it names the first bad record and why: bad signature,
+broken chain, gap, torn record, unknown key, reordered, inserted or removed. It
+exits 0 only when every chain verifies. PATH defaults to this machine's store;
+--pubkey defaults to the store's own public key file.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := ""

@@ -4,10 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,10 +60,14 @@ func runKilledWriter(t *testing.T, dir string, after int) []uint64 {
 }
 
 // tear appends half of the last record again, without a newline, to the
-// last non-empty segment: what a write cut short by a crash leaves.
+// last non-empty segment of the store's one chain: what a write cut short
+// by a crash leaves. It returns the segment, relative to the store
+// directory, and the line where the torn bytes start.
 func tear(t *testing.T, dir string) (segment string, line int) {
 	t.Helper()
-	segs, err := listSegments(dir)
+	cd := onlyChain(t, dir)
+	rel := ChainsDir + "/" + filepath.Base(cd) + "/"
+	segs, err := listSegments(cd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +80,7 @@ func tear(t *testing.T, dir string) (segment string, line int) {
 		last := lines[len(lines)-1]
 		if !last.complete {
 			// The kill itself cut a write short.
-			return segs[i].name, len(lines)
+			return rel + segs[i].name, len(lines)
 		}
 		f, err := os.OpenFile(segs[i].path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
@@ -83,7 +88,7 @@ func tear(t *testing.T, dir string) (segment string, line int) {
 		}
 		f.Write(last.data[:len(last.data)/2])
 		f.Close()
-		return segs[i].name, len(lines) + 1
+		return rel + segs[i].name, len(lines) + 1
 	}
 	t.Fatal("no records to tear")
 	return "", 0
@@ -154,30 +159,87 @@ func TestKilledWriterLosesNoAcknowledgedReceipt(t *testing.T) {
 	if len(rep.Torn) < 2 {
 		t.Fatalf("want both torn tails noted, got %d:\n%s", len(rep.Torn), rep)
 	}
-	segs, _ := listSegments(dir)
+	segs, _ := listSegments(onlyChain(t, dir))
 	if len(segs) < 3 {
 		t.Errorf("each torn tail should have started a new segment; %d segments", len(segs))
 	}
 }
 
-func TestSecondWriterProcessIsRefused(t *testing.T) {
+// TestWritersInSeveralProcesses: processes that open one new store at the
+// same time (racing to make its key) all write, each its own chain, and
+// every receipt each of them acknowledged is in the log, which verifies.
+func TestWritersInSeveralProcesses(t *testing.T) {
+	const procs = 3
 	dir := testDir(t)
-	s := openStore(t, Options{Dir: dir})
-	out, err := helperCmd("open", dir).Output()
-	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
-		t.Fatalf("second process: %v, output %q; want exit 3 (locked)", err, out)
+	type helper struct {
+		cmd    *exec.Cmd
+		in     io.WriteCloser
+		out    *bufio.Scanner
+		stderr *bytes.Buffer
 	}
-	msg := string(out)
-	for _, want := range []string{"receipt store is in use", fmt.Sprintf("process %d holds", os.Getpid()), "stop it"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("error %q does not say %q", strings.TrimSpace(msg), want)
+	var hs []helper
+	for range procs {
+		cmd := helperCmd("issue", dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		hs = append(hs, helper{cmd: cmd, in: in, out: bufio.NewScanner(out), stderr: &stderr})
+	}
+	for _, h := range hs {
+		if !h.out.Scan() || h.out.Text() != "ready" {
+			_ = h.cmd.Wait()
+			t.Fatalf("a writer could not open the store: %s", h.stderr.String())
+		}
+	}
+	s := openStore(t, Options{Dir: dir})
+	for _, h := range hs {
+		fmt.Fprintln(h.in)
+	}
+	acked := map[string]bool{}
+	for _, r := range issueN(t, s, 50) {
+		acked[string(r.Canonical())] = true
+	}
+	for _, h := range hs {
+		for h.out.Scan() {
+			acked[h.out.Text()] = true
+		}
+		if err := h.cmd.Wait(); err != nil {
+			t.Fatalf("writer: %v: %s", err, h.stderr.String())
 		}
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := helperCmd("open", dir).Output(); err != nil {
-		t.Fatalf("after Close, another process must open the store: %v %s", err, out)
+	if want := 50 + procs*100; len(acked) != want {
+		t.Fatalf("%d distinct receipts acknowledged, want %d", len(acked), want)
+	}
+	var exp bytes.Buffer
+	if err := Export(dir, &exp); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(exp.String(), "\n"), "\n") {
+		delete(acked, l)
+	}
+	if len(acked) > 0 {
+		t.Fatalf("%d acknowledged receipts are not in the export", len(acked))
+	}
+	pubs, err := ReadPublicKeys(PublicKeyPath(dir))
+	if err != nil || len(pubs) != 1 {
+		t.Fatalf("writers that started together made %d keys (%v), want one", len(pubs), err)
+	}
+	rep := Verify(dir, pubs[0])
+	if !rep.OK() || rep.Records != 50+procs*100 || len(rep.Chains) != procs+1 {
+		t.Fatalf("verify:\n%s", rep)
 	}
 }

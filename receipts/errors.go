@@ -10,9 +10,6 @@ var (
 	ErrInvalidOptions = errors.New("invalid receipt store options")
 	// ErrClosed is returned by Issue and RotateKey after Close.
 	ErrClosed = errors.New("receipt store is closed")
-	// ErrLocked means another Store (in this or another process) holds the
-	// directory's lock file.
-	ErrLocked = errors.New("receipt store is in use")
 	// ErrKeyPermissions means the private key file is readable or writable
 	// by someone other than its owner.
 	ErrKeyPermissions = errors.New("receipt key file permissions are too open")
@@ -34,6 +31,8 @@ var (
 	ErrBadSignature = errors.New("receipt signature does not verify")
 	// ErrNotFound means no receipt matched the id, seq or token.
 	ErrNotFound = errors.New("receipt not found")
+	// ErrAmbiguous means a bare seq matched receipts of several chains.
+	ErrAmbiguous = errors.New("receipt seq is ambiguous")
 	// ErrNoPublicKey means Verify had no key: none was passed and the
 	// directory has no public key file.
 	ErrNoPublicKey = errors.New("no public key to verify receipts with")

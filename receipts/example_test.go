@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -169,7 +170,7 @@ func ExampleVerify() {
 	s.Close()
 
 	// Someone edits the second receipt after the fact.
-	seg := dir + "/segment-000001.jsonl"
+	seg := filepath.Join(s.ChainDir(), "segment-000001.jsonl")
 	data, _ := os.ReadFile(seg)
 	lines := strings.Split(string(data), "\n")
 	lines[1] = strings.Replace(lines[1], `"tier":"low"`, `"tier":"high"`, 1)
@@ -177,6 +178,6 @@ func ExampleVerify() {
 
 	report := receipts.Verify(dir, nil)
 	p := report.Problem
-	fmt.Println(report.OK(), p.Segment, p.Line, p.Seq, p.Reason)
-	// Output: false segment-000001.jsonl 2 2 bad signature
+	fmt.Println(report.OK(), p.Chain == s.Chain(), filepath.Base(p.Segment), p.Line, p.Seq, p.Reason)
+	// Output: false true segment-000001.jsonl 2 2 bad signature
 }

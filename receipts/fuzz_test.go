@@ -10,12 +10,20 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// goldenLines returns every line of the golden segments, as fuzz seeds.
+// goldenLines returns every line of the golden segments (version 2, the
+// first five) and of the legacy store's (version 1), as fuzz seeds.
 func goldenLines(f *testing.F) [][]byte {
 	f.Helper()
+	var paths []string
+	for _, name := range goldenFiles(goldenChain(f))[1:] {
+		paths = append(paths, filepath.Join(goldenDir, name))
+	}
+	for n := 1; n <= 3; n++ {
+		paths = append(paths, segPath(legacyDir, n))
+	}
 	var out [][]byte
-	for _, name := range []string{segmentName(1), segmentName(2), segmentName(3)} {
-		data, err := os.ReadFile(filepath.Join(goldenDir, name))
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -66,6 +74,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add(nl(lines[0]), []byte(nil))
 	f.Add(nl(lines[0])[:300], nl(lines[1]))
 	f.Add(nl(lines[2]), nl(lines[4]))
+	f.Add(nl(lines[5]), nl(lines[0]))
 	f.Add([]byte("\n\n{\n"), []byte("x"))
 	pub, err := os.ReadFile(PublicKeyPath(goldenDir))
 	if err != nil {

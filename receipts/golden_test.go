@@ -14,7 +14,13 @@ import (
 	"time"
 )
 
-const goldenDir = "testdata/golden"
+// goldenDir holds the golden store FORMAT.md quotes; legacyDir a store
+// written before chains existed (version 1 records in the store
+// directory), which must keep verifying and listing.
+const (
+	goldenDir = "testdata/golden"
+	legacyDir = "testdata/legacy"
+)
 
 var goldenStart = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
 
@@ -47,9 +53,10 @@ var goldenEntries = []Entry{
 }
 
 // buildGoldenStore writes the golden store into dir: two receipts, a key
-// rotation, a third receipt, a torn tail, a reopen and a fourth receipt.
-// It returns the two keys and the first receipt.
-func buildGoldenStore(t *testing.T, dir string) (keys [2]*signingKey, first *Receipt) {
+// rotation, a third receipt, a torn tail, a reopen and a fourth receipt,
+// all in one chain. It returns the two keys, the first receipt and the
+// chain's directory.
+func buildGoldenStore(t *testing.T, dir string) (keys [2]*signingKey, first *Receipt, chainDir string) {
 	t.Helper()
 	opts := Options{Dir: dir, Clock: stepClock(goldenStart, 1500*time.Millisecond), StoreArguments: true, rand: seededRand("talon receipts golden vector")}
 	s, err := Open(opts)
@@ -78,8 +85,9 @@ func buildGoldenStore(t *testing.T, dir string) (keys [2]*signingKey, first *Rec
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	chainDir = s.ChainDir()
 	// A crash that cut the next write short: half a line, no newline.
-	f, err := os.OpenFile(segPath(dir, 2), os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(segPath(chainDir, 2), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +105,29 @@ func buildGoldenStore(t *testing.T, dir string) (keys [2]*signingKey, first *Rec
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return keys, first
+	if s.ChainDir() != chainDir {
+		t.Fatalf("reopening wrote chain %s, not the torn one", s.Chain())
+	}
+	return keys, first, chainDir
+}
+
+// goldenFiles are the files of the golden store, relative to its directory.
+func goldenFiles(chain string) []string {
+	out := []string{PublicKeyFile}
+	for n := 1; n <= 3; n++ {
+		out = append(out, ChainsDir+"/"+chain+"/"+segmentName(n))
+	}
+	return out
+}
+
+// goldenChain is the chain id of the committed golden store.
+func goldenChain(t testing.TB) string {
+	t.Helper()
+	ids, err := listChains(goldenDir)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("golden store chains %v (%v), want one", ids, err)
+	}
+	return ids[0]
 }
 
 // goldenVector is the worked example FORMAT.md quotes.
@@ -112,6 +142,7 @@ func goldenVector(keys [2]*signingKey, r *Receipt) string {
 	p("key_id", keys[0].id)
 	p("args as called", string(goldenEntries[0].Args))
 	p("canonical args", string(canonArgs))
+	p("chain", r.Chain)
 	p("args_sha256", r.ArgsSHA256)
 	p("result text (Go syntax)", fmt.Sprintf("%q", goldenEntries[0].Result))
 	p("result_sha256", r.ResultSHA256)
@@ -135,9 +166,9 @@ func mustSig(s string) []byte {
 
 func TestGolden(t *testing.T) {
 	dir := testDir(t)
-	keys, first := buildGoldenStore(t, dir)
+	keys, first, _ := buildGoldenStore(t, dir)
 	files := map[string][]byte{"vector.txt": []byte(goldenVector(keys, first))}
-	for _, name := range []string{PublicKeyFile, segmentName(1), segmentName(2), segmentName(3)} {
+	for _, name := range goldenFiles(first.Chain) {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -145,11 +176,15 @@ func TestGolden(t *testing.T) {
 		files[name] = b
 	}
 	if *update {
-		if err := os.MkdirAll(goldenDir, 0o755); err != nil {
+		if err := os.RemoveAll(goldenDir); err != nil {
 			t.Fatal(err)
 		}
 		for name, b := range files {
-			if err := os.WriteFile(filepath.Join(goldenDir, name), b, 0o644); err != nil {
+			path := filepath.Join(goldenDir, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -167,37 +202,46 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestGoldenVerifies checks the committed golden store itself, with each
-// way of choosing the trusted key.
+// TestGoldenVerifies checks the committed golden store and the legacy
+// store (version 1, no chains) themselves, with each way of choosing the
+// trusted key.
 func TestGoldenVerifies(t *testing.T) {
-	pubs, err := ReadPublicKeys(PublicKeyPath(goldenDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pubs) != 2 {
-		t.Fatalf("golden public key file lists %d keys, want 2", len(pubs))
-	}
-	tests := []struct {
-		name string
-		keys []ed25519.PublicKey
+	for _, store := range []struct {
+		dir, chain string
+		torn       string
 	}{
-		{"public key file", nil},
-		{"first key only, trusting the endorsement", pubs[:1]},
-		{"rotated key only, trusting from_pubkey", pubs[1:]},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			rep := VerifyKeys(goldenDir, tt.keys)
-			if !rep.OK() {
-				t.Fatalf("golden store does not verify:\n%s", rep)
-			}
-			if rep.Records != 4 || rep.LastSeq != 4 || len(rep.Keys) != 2 {
-				t.Errorf("records=%d last=%d keys=%v, want 4, 4 and two keys", rep.Records, rep.LastSeq, rep.Keys)
-			}
-			if len(rep.Torn) != 1 || rep.Torn[0].Segment != segmentName(2) || rep.Torn[0].NotedBy != 4 {
-				t.Errorf("torn tails = %+v, want one in segment 2 noted by seq 4", rep.Torn)
-			}
-		})
+		{dir: goldenDir, chain: goldenChain(t), torn: ChainsDir + "/" + goldenChain(t) + "/" + segmentName(2)},
+		{dir: legacyDir, chain: "", torn: segmentName(2)},
+	} {
+		pubs, err := ReadPublicKeys(PublicKeyPath(store.dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pubs) != 2 {
+			t.Fatalf("%s public key file lists %d keys, want 2", store.dir, len(pubs))
+		}
+		tests := []struct {
+			name string
+			keys []ed25519.PublicKey
+		}{
+			{"public key file", nil},
+			{"first key only, trusting the endorsement", pubs[:1]},
+			{"rotated key only, trusting from_pubkey", pubs[1:]},
+		}
+		for _, tt := range tests {
+			t.Run(store.dir+"/"+tt.name, func(t *testing.T) {
+				rep := VerifyKeys(store.dir, tt.keys)
+				if !rep.OK() {
+					t.Fatalf("store does not verify:\n%s", rep)
+				}
+				if rep.Records != 4 || rep.LastSeq != 4 || len(rep.Keys) != 2 || len(rep.Chains) != 1 || rep.Chains[0].Chain != store.chain {
+					t.Errorf("records=%d last=%d keys=%v chains=%+v, want 4, 4, two keys and chain %q", rep.Records, rep.LastSeq, rep.Keys, rep.Chains, store.chain)
+				}
+				if len(rep.Torn) != 1 || rep.Torn[0].Segment != store.torn || rep.Torn[0].NotedBy != 4 {
+					t.Errorf("torn tails = %+v, want one in %s noted by seq 4", rep.Torn, store.torn)
+				}
+			})
+		}
 	}
 }
 
@@ -221,7 +265,7 @@ func TestFormatDocQuotesGolden(t *testing.T) {
 			t.Errorf("FORMAT.md does not quote the golden %s:\n%s", k, v)
 		}
 	}
-	for _, name := range []string{segmentName(1), segmentName(2), segmentName(3)} {
+	for _, name := range goldenFiles(goldenChain(t))[1:] {
 		seg, err := os.ReadFile(filepath.Join(goldenDir, name))
 		if err != nil {
 			t.Fatal(err)

@@ -26,8 +26,6 @@ const (
 	// nextKeyFile holds a new key between RotateKey and the first record
 	// signed with it.
 	nextKeyFile = "receipt-key.next"
-	// lockFileName is flocked by the one writer and holds its pid.
-	lockFileName = "lock"
 )
 
 const (

@@ -3,7 +3,6 @@ package receipts
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,7 +20,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files under testdata")
 
 // Subprocess helpers: the test binary re-executes itself with helperEnv set
-// to play a second process (a writer to SIGKILL, a competing Open).
+// to play another process (a writer to SIGKILL, writers at the same time).
 const (
 	helperEnv    = "TALON_RECEIPTS_TEST_HELPER"
 	helperDirEnv = "TALON_RECEIPTS_TEST_DIR"
@@ -33,8 +32,12 @@ func TestMain(m *testing.M) {
 		goleak.VerifyTestMain(m)
 	case "writer":
 		os.Exit(helperWriter(os.Getenv(helperDirEnv)))
-	case "open":
-		os.Exit(helperOpen(os.Getenv(helperDirEnv)))
+	case "issue":
+		os.Exit(helperIssue(os.Getenv(helperDirEnv)))
+	case "bench-store":
+		os.Exit(helperBench("store", os.Getenv(helperDirEnv)))
+	case "bench-rawfsync":
+		os.Exit(helperBench("rawfsync", os.Getenv(helperDirEnv)))
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Getenv(helperEnv))
 		os.Exit(2)
@@ -74,19 +77,39 @@ func helperWriter(dir string) int {
 	return 0
 }
 
-// helperOpen tries to open the store and reports the outcome by exit code:
-// 0 opened, 3 locked, 1 other error. The error goes to stdout.
-func helperOpen(dir string) int {
+// helperIssue opens the store, waits for a line on standard input, issues
+// 100 receipts from 4 goroutines and prints each one's stored line once
+// Issue has returned.
+func helperIssue(dir string) int {
 	s, err := Open(Options{Dir: dir})
 	if err != nil {
-		fmt.Println(err)
-		if errors.Is(err, ErrLocked) {
-			return 3
-		}
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	fmt.Println("ready")
+	if _, err := fmt.Scanln(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 25 {
+				r, err := s.Issue(context.Background(), testEntry(g*25+i))
+				if err != nil {
+					fmt.Fprintln(os.Stderr, err)
+					os.Exit(1)
+				}
+				mu.Lock()
+				fmt.Printf("%s\n", r.Canonical())
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
 	if err := s.Close(); err != nil {
-		fmt.Println(err)
+		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	return 0
@@ -149,6 +172,16 @@ func issueN(t testing.TB, s *Store, n int) []*Receipt {
 }
 
 func segPath(dir string, n int) string { return filepath.Join(dir, segmentName(n)) }
+
+// onlyChain returns the directory of the one chain of a store.
+func onlyChain(t testing.TB, dir string) string {
+	t.Helper()
+	ids, err := listChains(dir)
+	if err != nil || len(ids) != 1 {
+		t.Fatalf("store %s has chains %v (%v), want one", dir, ids, err)
+	}
+	return filepath.Join(dir, ChainsDir, ids[0])
+}
 
 // testDir returns an empty directory for a test store. Tests check logic,
 // not the disk, so they use memory-backed /dev/shm where it exists: fsync

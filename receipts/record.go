@@ -16,8 +16,13 @@ import (
 	"github.com/gowebpki/jcs"
 )
 
-// Version is the record format version this package writes and reads.
-const Version = 1
+// Version is the record format version this package writes. It reads
+// version 1 too: the records of a store written before chains existed,
+// which have no chain member (see FORMAT.md).
+const Version = 2
+
+// versionLegacy is the version of records without a chain.
+const versionLegacy = 1
 
 // Tier names, as recorded in the tier field.
 const (
@@ -52,9 +57,10 @@ const maxSafeInteger = 1<<53 - 1
 // A Receipt returned by [Store.Issue] or read from a log keeps the exact
 // bytes it was signed and chained as; [Receipt.MarshalJSON] returns them.
 type Receipt struct {
-	Version      int           // v
+	Version      int           // v: 2, or 1 for a record of the legacy chain
 	ID           string        // id: 26-character ULID
-	Seq          uint64        // seq: 1, 2, 3, ... dense across the store
+	Chain        string        // chain: 16 lowercase hex; empty in a version 1 record
+	Seq          uint64        // seq: 1, 2, 3, ... dense within the chain
 	Time         time.Time     // time: UTC, microsecond precision
 	Tool         string        // tool: model-visible tool name
 	Attribution  string        // attribution: "<kind>.<alias>"
@@ -102,7 +108,9 @@ type TornNote struct {
 
 // Token returns the compact form tr1.<seq>.<sig> that can be appended to a
 // result text. The signature alone lets a holder of the log find and check
-// the full record.
+// the full record: seq is only unique within a chain, but no two records
+// share a signature, since what is signed includes the chain and a random
+// id.
 func (r *Receipt) Token() string {
 	return "tr1." + strconv.FormatUint(r.Seq, 10) + "." + r.Sig
 }
@@ -198,6 +206,7 @@ type wireRecord struct {
 	Args         json.RawMessage `json:"args"`
 	ArgsSHA256   string          `json:"args_sha256"`
 	Attribution  string          `json:"attribution"`
+	Chain        *string         `json:"chain"`
 	Channel      string          `json:"channel"`
 	DurationMS   uint64          `json:"duration_ms"`
 	Endorsement  string          `json:"endorsement"`
@@ -231,9 +240,10 @@ type wireTorn struct {
 }
 
 // ParseRecord decodes one line of a segment (without its newline). It
-// accepts only what a writer of this format produces: a version 1 record in
-// RFC 8785 canonical form with every required member and no unknown ones.
-// It does not check the signature.
+// accepts only what a writer of this format produces: a version 2 record
+// (or a version 1 record, which has no chain) in RFC 8785 canonical form
+// with every required member and no unknown ones. It does not check the
+// signature.
 func ParseRecord(line []byte) (*Receipt, error) {
 	if len(line) == 0 {
 		return nil, fmt.Errorf("%w: empty line", ErrInvalidRecord)
@@ -262,8 +272,15 @@ func ParseRecord(line []byte) (*Receipt, error) {
 }
 
 func (w *wireRecord) receipt() (*Receipt, error) {
-	if w.V != Version {
-		return nil, fmt.Errorf("unsupported version %d (this reader knows %d): upgrade talon", w.V, Version)
+	switch {
+	case w.V != Version && w.V != versionLegacy:
+		return nil, fmt.Errorf("unsupported version %d (this reader knows %d and %d): upgrade talon", w.V, versionLegacy, Version)
+	case w.V == versionLegacy && w.Chain != nil:
+		return nil, fmt.Errorf("a version %d record has no chain", versionLegacy)
+	case w.V == Version && w.Chain == nil:
+		return nil, fmt.Errorf("chain is missing")
+	case w.V == Version && !validChainID(*w.Chain):
+		return nil, fmt.Errorf("chain %q is not 16 lowercase hex digits", clip(*w.Chain))
 	}
 	if !validID(w.ID) {
 		return nil, fmt.Errorf("id %q is not a 26-character ULID", clip(w.ID))
@@ -319,6 +336,9 @@ func (w *wireRecord) receipt() (*Receipt, error) {
 		KeyID:        w.KeyID,
 		Sig:          w.Sig,
 		Endorsement:  w.Endorsement,
+	}
+	if w.Chain != nil {
+		r.Chain = *w.Chain
 	}
 	if w.Args != nil {
 		if len(w.Args) == 0 || w.Args[0] != '{' {
@@ -398,6 +418,10 @@ func appendRecord(b []byte, r *Receipt, withSig bool) []byte {
 	b = appendString(b, r.ArgsSHA256)
 	b = append(b, `,"attribution":`...)
 	b = appendString(b, r.Attribution)
+	if r.Version != versionLegacy {
+		b = append(b, `,"chain":`...)
+		b = appendString(b, r.Chain)
+	}
 	b = append(b, `,"channel":`...)
 	b = appendString(b, r.Channel)
 	b = append(b, `,"duration_ms":`...)

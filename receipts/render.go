@@ -10,9 +10,10 @@ import (
 	"unicode"
 )
 
-// String renders the problem on one line:
+// String renders the problem on one line, naming the segment relative to
+// the verified path:
 //
-//	segment-000002.jsonl line 17 (seq 4113): bad signature: ...
+//	chains/5d1f0c2ab3e4f567/segment-000002.jsonl line 17 (seq 4113): bad signature: ...
 func (p Problem) String() string {
 	var b strings.Builder
 	b.WriteString(p.Segment)
@@ -29,8 +30,9 @@ func (p Problem) String() string {
 	return b.String()
 }
 
-// String renders the report for a terminal. The last line starts with OK
-// or FAIL.
+// String renders the report for a terminal: one line per chain, then the
+// keys, the noted torn tails and each chain's problem. The last line
+// starts with OK or FAIL.
 func (r Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "receipts: %s\n", printable(r.Path))
@@ -39,11 +41,24 @@ func (r Report) String() string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "segments: %d\n", r.Segments)
-	if r.Records > 0 {
-		fmt.Fprintf(&b, "records: %d verified (seq %d..%d)\n", r.Records, r.FirstSeq, r.LastSeq)
-		fmt.Fprintf(&b, "head: seq %d, sha256 %s\n", r.LastSeq, r.Head)
-	} else {
-		b.WriteString("records: none verified\n")
+	chains := "chains"
+	if len(r.Chains) == 1 {
+		chains = "chain"
+	}
+	fmt.Fprintf(&b, "records: %d verified in %d %s\n", r.Records, len(r.Chains), chains)
+	bad := 0
+	for _, c := range r.Chains {
+		fmt.Fprintf(&b, "chain %s: ", ChainName(c.Chain))
+		if c.Records > 0 {
+			fmt.Fprintf(&b, "seq %d..%d, head sha256 %s", c.FirstSeq, c.LastSeq, c.Head)
+		} else {
+			b.WriteString("no record verified")
+		}
+		if c.Problem != nil {
+			bad++
+			b.WriteString(", then a bad record")
+		}
+		b.WriteString("\n")
 	}
 	if len(r.Keys) > 0 {
 		fmt.Fprintf(&b, "keys: %s\n", strings.Join(r.Keys, ", "))
@@ -52,23 +67,31 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "torn tail: %s line %d (offset %d, %d bytes), kept and noted by seq %d\n",
 			t.Segment, t.Line, t.Offset, t.Length, t.NotedBy)
 	}
-	if r.Problem != nil {
-		fmt.Fprintf(&b, "FAIL: %s\n", r.Problem)
+	if bad > 0 {
+		for _, c := range r.Chains {
+			if c.Problem != nil {
+				fmt.Fprintf(&b, "FAIL: %s\n", c.Problem)
+			}
+		}
 		return b.String()
 	}
-	b.WriteString("OK: every signature and the chain verify\n")
+	if len(r.Chains) > 1 {
+		fmt.Fprintf(&b, "OK: every signature and all %d chains verify\n", len(r.Chains))
+	} else {
+		b.WriteString("OK: every signature and the chain verify\n")
+	}
 	return b.String()
 }
 
 // WriteTable writes receipts as an aligned table with a header, one
-// receipt per row.
+// receipt per row. A receipt is named by its chain and seq.
 func WriteTable(w io.Writer, rs []Receipt) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SEQ\tTIME\tTOOL\tATTRIBUTION\tTIER\tALLOWED BY\tDURATION\tSESSION\tID")
+	fmt.Fprintln(tw, "CHAIN\tSEQ\tTIME\tTOOL\tATTRIBUTION\tTIER\tALLOWED BY\tDURATION\tSESSION\tID")
 	for i := range rs {
 		r := &rs[i]
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Seq, r.Time.UTC().Format(time.DateTime), cell(r.Tool), cell(r.Attribution),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			ChainName(r.Chain), r.Seq, r.Time.UTC().Format(time.DateTime), cell(r.Tool), cell(r.Attribution),
 			r.Tier, r.AllowedBy, r.Duration, cell(r.Session), r.ID)
 	}
 	return tw.Flush()
@@ -79,6 +102,7 @@ func WriteDetail(w io.Writer, r *Receipt) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "%s:\t%s\n", k, printable(v)) }
 	row("id", r.ID)
+	row("chain", ChainName(r.Chain))
 	row("seq", strconv.FormatUint(r.Seq, 10))
 	row("time", r.Time.UTC().Format(TimeLayout))
 	row("tool", r.Tool)

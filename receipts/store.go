@@ -21,8 +21,8 @@ import (
 
 // Options configures [Open]. Every field but Dir may be left zero.
 type Options struct {
-	// Dir holds the segments, the keys and the lock file. It is created
-	// with mode 0700 when missing.
+	// Dir is the store directory: it holds the keys and a directory per
+	// chain. It is created with mode 0700 when missing.
 	Dir string
 	// Clock stamps an Entry whose Time is zero. Default: time.Now.
 	Clock func() time.Time
@@ -64,9 +64,9 @@ const (
 // It bounds the memory Verify needs per segment. A variable for tests.
 var maxSegmentBytes int64 = 32 << 20
 
-// Store appends receipts to a directory of segments. It is safe for
-// concurrent use; one Store per directory may exist at a time across all
-// processes (a second [Open] gets [ErrLocked]).
+// Store appends receipts to one chain of a store directory. It is safe for
+// concurrent use, and any number of Stores, in this process or others, may
+// write one directory at once: each writes a chain of its own (see [Open]).
 //
 // Issue calls made at the same time share one write and one fsync (group
 // commit): a single writer goroutine assigns sequence numbers, chains and
@@ -74,12 +74,12 @@ var maxSegmentBytes int64 = 32 << 20
 // wakes every caller whose receipt the fsync covered, while the writer
 // already prepares the next batch.
 type Store struct {
-	dir       string
+	dir       string // the store directory
+	chain     *heldChain
 	clock     func() time.Time
 	storeArgs bool
 	log       zerolog.Logger
 	rand      io.Reader
-	lock      *dirLock
 
 	mu     sync.RWMutex // guards closed and sending on reqs
 	closed bool
@@ -95,6 +95,10 @@ type Store struct {
 	rotPending atomic.Bool
 
 	w writerState // owned by the writer goroutine once Open returns
+
+	// keyInfo is the private key file as the writer last saw it; a
+	// change (another process rotated the key) is noticed per batch.
+	keyInfo fs.FileInfo
 
 	syncs atomic.Int64 // fsyncs of segments, for tests and benchmarks
 }
@@ -138,24 +142,37 @@ type batch struct {
 }
 
 // Open opens (creating when needed) the store in opts.Dir, makes a signing
-// key on first use, takes the directory's lock and checks the tail of the
-// last segment.
+// key on first use, takes a chain of the store for this Store and checks
+// the tail of that chain's last segment.
+//
+// # Chains
+//
+// Every Store writes a hash chain of its own, in chains/<id>/ under the
+// store directory, so that several processes can issue receipts into one
+// directory at once. Open continues a chain no other Store holds (held
+// means its lock file is locked, which the operating system undoes when a
+// process dies), preferring one whose last writer was cut off mid-write;
+// with none free, it starts a chain with a random id. Segments written
+// before chains existed, directly in the store directory, are the legacy
+// chain: read and verified, never written. All chains are signed by the
+// directory's one key, made under a lock so that processes starting
+// together end up with the same key.
 //
 // # Torn tails
 //
-// If the last segment ends in bytes that are not a valid record (a partial
-// line, bad JSON or a bad signature: a write cut short by a crash), Open
-// neither truncates nor repairs them. The next receipt goes into a new
-// segment, chains from the last good record and names the torn bytes
-// (segment, offset, length and SHA-256) in its torn member, so [Verify]
-// can report them.
+// If the chain's last segment ends in bytes that are not a valid record (a
+// partial line, bad JSON or a bad signature: a write cut short by a
+// crash), Open neither truncates nor repairs them. The next receipt goes
+// into a new segment, chains from the last good record and names the torn
+// bytes (segment, offset, length and SHA-256) in its torn member, so
+// [Verify] can report them.
 //
 // # Errors
 //
-// Open returns [ErrLocked] when another Store holds the directory,
-// [ErrKeyPermissions] when the private key file is readable by others,
-// [ErrInvalidKey] when a key file cannot be decoded, and [ErrUnknownKey]
-// when the last receipts are signed by a key the public key file lacks.
+// Open returns [ErrKeyPermissions] when the private key file is readable
+// by others, [ErrInvalidKey] when a key file cannot be decoded, and
+// [ErrUnknownKey] when the chain's last receipts are signed by a key the
+// public key file lacks.
 func Open(opts Options) (*Store, error) {
 	if opts.Dir == "" {
 		return nil, fmt.Errorf("open receipts: %w: Options.Dir is empty; set it to the receipts directory under the data dir", ErrInvalidOptions)
@@ -178,17 +195,21 @@ func Open(opts Options) (*Store, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open receipts: %w", err)
 	}
-	lock, err := acquireLock(s.dir)
+	keys, err := s.loadKeys()
 	if err != nil {
 		return nil, fmt.Errorf("open receipts %s: %w", s.dir, err)
 	}
-	s.lock = lock
-	if err := s.recover(); err != nil {
+	ch, err := acquireChain(s.dir, s.rand)
+	if err != nil {
+		return nil, fmt.Errorf("open receipts %s: %w", s.dir, err)
+	}
+	s.chain = ch
+	if err := s.recover(keys); err != nil {
 		if s.w.file != nil {
 			_ = s.w.file.Close()
 		}
-		_ = lock.release()
-		return nil, fmt.Errorf("open receipts %s: %w", s.dir, err)
+		_ = ch.release()
+		return nil, fmt.Errorf("open receipts %s: chain %s: %w", s.dir, ch.id, err)
 	}
 	s.wg.Add(2)
 	go s.writeLoop()
@@ -196,8 +217,23 @@ func Open(opts Options) (*Store, error) {
 	return s, nil
 }
 
-// recover loads the keys and finds where the log continues.
-func (s *Store) recover() error {
+// keyState is what Open reads about the store's keys.
+type keyState struct {
+	key  *signingKey // the current private key
+	next *signingKey // a pending rotation's key; nil without one
+	ring map[string]ed25519.PublicKey
+	info fs.FileInfo // of the private key file
+}
+
+// loadKeys reads the keys, making the private key on first use, under
+// the key lock: two processes that start together end up with one key,
+// and the public key file gets each key once.
+func (s *Store) loadKeys() (*keyState, error) {
+	l, err := lockFile(filepath.Join(s.dir, keyLockName))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = l.release() }()
 	keyPath := filepath.Join(s.dir, PrivateKeyFile)
 	key, err := loadKeyFile(keyPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -210,25 +246,35 @@ func (s *Store) recover() error {
 		}
 	}
 	if err != nil {
-		return err
+		return nil, err
+	}
+	ks := &keyState{key: key}
+	if ks.info, err = os.Stat(keyPath); err != nil {
+		return nil, fmt.Errorf("stat receipt key: %w", err)
 	}
 	pubs, err := addPublicKey(s.dir, key.pub)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ring := make(map[string]ed25519.PublicKey, len(pubs)+1)
+	ks.ring = make(map[string]ed25519.PublicKey, len(pubs)+1)
 	for _, p := range pubs {
-		ring[KeyID(p)] = p
+		ks.ring[KeyID(p)] = p
 	}
-	next, err := loadKeyFile(filepath.Join(s.dir, nextKeyFile))
+	ks.next, err = loadKeyFile(filepath.Join(s.dir, nextKeyFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, err
 	}
-	if next != nil {
-		ring[next.id] = next.pub
+	if ks.next != nil {
+		ks.ring[ks.next.id] = ks.next.pub
 	}
+	return ks, nil
+}
 
-	tail, err := scanTail(s.dir, ring)
+// recover finds where the chain continues and which key signs next.
+func (s *Store) recover(keys *keyState) error {
+	key, next, ring := keys.key, keys.next, keys.ring
+	s.keyInfo = keys.info
+	tail, err := scanTail(s.chain.dir, ring)
 	if err != nil {
 		return err
 	}
@@ -244,17 +290,14 @@ func (s *Store) recover() error {
 	}
 	w.torn = tail.torn
 	for _, n := range tail.torn {
-		s.log.Warn().Str("segment", n.Segment).Int64("offset", n.Offset).Int64("bytes", n.Length).
+		s.log.Warn().Str("chain", s.chain.id).Str("segment", n.Segment).Int64("offset", n.Offset).Int64("bytes", n.Length).
 			Msg("receipts: torn tail kept as is; the next receipt starts a new segment and records it")
 	}
 
 	switch {
 	case next != nil && lastKey == next.id:
 		// The first record signed by the new key is durable: finish.
-		if err := os.Rename(filepath.Join(s.dir, nextKeyFile), keyPath); err != nil {
-			return fmt.Errorf("finish key rotation: %w", err)
-		}
-		if err := syncDir(s.dir); err != nil {
+		if err := s.finishRotationTo(next.id); err != nil {
 			return err
 		}
 		w.key = next
@@ -263,10 +306,11 @@ func (s *Store) recover() error {
 		w.rot.finish = true
 		s.rotPending.Store(true)
 	case lastKey != "" && lastKey != key.id:
-		// The key file was replaced by hand: link to it without an endorsement.
+		// Another process rotated the key, or it was replaced by hand:
+		// link to it, endorsed only when the chain's key is at hand.
 		w.rot = s.rotationFrom(lastKey, key, ring, key)
-		s.log.Warn().Str("from_key_id", lastKey).Str("key_id", key.id).
-			Msg("receipts: the signing key differs from the one that signed the last receipt; the next receipt starts a new segment and names both")
+		s.log.Info().Str("chain", s.chain.id).Str("from_key_id", lastKey).Str("key_id", key.id).
+			Msg("receipts: the signing key differs from the one that signed the chain's last receipt; the next receipt starts a new segment and names both")
 	}
 	s.key.Store(w.key)
 	if w.rot != nil {
@@ -347,8 +391,14 @@ func scanTail(dir string, ring map[string]ed25519.PublicKey) (*tailInfo, error) 
 	return info, nil
 }
 
-// Dir returns the store's directory.
+// Dir returns the store directory.
 func (s *Store) Dir() string { return s.dir }
+
+// Chain returns the id of the chain this Store writes.
+func (s *Store) Chain() string { return s.chain.id }
+
+// ChainDir returns the directory of the chain this Store writes.
+func (s *Store) ChainDir() string { return s.chain.dir }
 
 // PublicKey returns the key that signs the next receipt.
 func (s *Store) PublicKey() ed25519.PublicKey {
@@ -444,6 +494,7 @@ func (s *Store) prepare(e Entry) (*Receipt, error) {
 	r := &Receipt{
 		Version:      Version,
 		ID:           id,
+		Chain:        s.chain.id,
 		Time:         t,
 		Tool:         validUTF8(e.Tool),
 		Attribution:  validUTF8(e.Attribution),
@@ -472,10 +523,12 @@ func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 // key, plus an endorsement: the previous key's signature over the same bytes.
 // An auditor who trusts either key can thus extend trust to the other (see
 // FORMAT.md). The new public key is appended to the public key file at once;
-// the private key file is replaced once that receipt is durable.
+// the private key file is replaced once that receipt is durable. Stores of
+// other processes notice the new private key file at their next receipt
+// and rotate their own chains to it, endorsed by the key they held.
 //
 // It returns the new key id, or [ErrRotationPending] when an earlier
-// rotation still waits for its first receipt.
+// rotation, of this or another process, still waits for its first receipt.
 func (s *Store) RotateKey(ctx context.Context) (string, error) {
 	s.rotMu.Lock()
 	defer s.rotMu.Unlock()
@@ -487,10 +540,7 @@ func (s *Store) RotateKey(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := writeKeyFile(filepath.Join(s.dir, nextKeyFile), next); err != nil {
-		return "", fmt.Errorf("rotate receipt key: %w", err)
-	}
-	if _, err := addPublicKey(s.dir, next.pub); err != nil {
+	if err := s.prepareRotation(next); err != nil {
 		return "", fmt.Errorf("rotate receipt key: %w", err)
 	}
 	s.rotPending.Store(true)
@@ -506,18 +556,87 @@ func (s *Store) RotateKey(ctx context.Context) (string, error) {
 	return next.id, nil
 }
 
-func (s *Store) finishRotation() {
-	keyPath := filepath.Join(s.dir, PrivateKeyFile)
-	err := os.Rename(filepath.Join(s.dir, nextKeyFile), keyPath)
-	if err == nil {
-		err = syncDir(s.dir)
+// prepareRotation writes the next key and its public half, under the key
+// lock, unless another rotation is pending.
+func (s *Store) prepareRotation(next *signingKey) error {
+	l, err := lockFile(filepath.Join(s.dir, keyLockName))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = l.release() }()
+	nextPath := filepath.Join(s.dir, nextKeyFile)
+	if _, err := os.Lstat(nextPath); err == nil {
+		return fmt.Errorf("%w: %s exists; issue a receipt to finish it", ErrRotationPending, nextPath)
+	}
+	if err := writeKeyFile(nextPath, next); err != nil {
+		return err
+	}
+	_, err = addPublicKey(s.dir, next.pub)
+	return err
+}
+
+// finishRotationTo moves the pending key over the private key file, under
+// the key lock, if the pending key is still id (another process may have
+// finished it, and even started the next rotation).
+func (s *Store) finishRotationTo(id string) error {
+	l, err := lockFile(filepath.Join(s.dir, keyLockName))
+	if err != nil {
+		return err
+	}
+	defer func() { _ = l.release() }()
+	nextPath := filepath.Join(s.dir, nextKeyFile)
+	next, err := loadKeyFile(nextPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
 	if err != nil {
+		return fmt.Errorf("finish key rotation: %w", err)
+	}
+	if next.id != id {
+		return nil
+	}
+	if err := os.Rename(nextPath, filepath.Join(s.dir, PrivateKeyFile)); err != nil {
+		return fmt.Errorf("finish key rotation: %w", err)
+	}
+	return syncDir(s.dir)
+}
+
+func (s *Store) finishRotation(id string) {
+	if err := s.finishRotationTo(id); err != nil {
 		// Open finishes the rename: the durable record names the new key.
 		s.log.Error().Err(err).Msg("receipts: could not replace the private key file after rotation; the next Open retries")
 		return
 	}
 	s.rotPending.Store(false)
+}
+
+// noticeKeyChange runs on the writer before each batch: when another
+// process has replaced the private key file (it finished a rotation), the
+// next record of this chain rotates to that key, endorsed by the key this
+// Store signed with. One stat per batch.
+func (s *Store) noticeKeyChange() {
+	w := &s.w
+	if w.rot != nil {
+		return
+	}
+	path := filepath.Join(s.dir, PrivateKeyFile)
+	st, err := os.Stat(path)
+	if err != nil || (os.SameFile(st, s.keyInfo) && st.ModTime().Equal(s.keyInfo.ModTime()) && st.Size() == s.keyInfo.Size()) {
+		return
+	}
+	k, err := loadKeyFile(path)
+	if err != nil {
+		s.log.Warn().Err(err).Msg("receipts: the private key file changed but cannot be read; signing with the key in use")
+		return
+	}
+	s.keyInfo = st
+	if k.id == w.key.id {
+		return
+	}
+	w.rot = &pendingRotation{from: w.key, fromID: w.key.id, fromPub: w.key.pubString(), to: k}
+	s.key.Store(k)
+	s.log.Info().Str("chain", s.chain.id).Str("from_key_id", w.key.id).Str("key_id", k.id).
+		Msg("receipts: the signing key was rotated; the next receipt starts a new segment endorsed by the previous key")
 }
 
 // Close waits for queued receipts, fsyncs, closes the segment and releases
@@ -534,8 +653,8 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	s.wg.Wait()
 	err := s.failure()
-	if lerr := s.lock.release(); err == nil && lerr != nil {
-		err = fmt.Errorf("close receipts: release lock: %w", lerr)
+	if lerr := s.chain.release(); err == nil && lerr != nil {
+		err = fmt.Errorf("close receipts: release the chain's lock: %w", lerr)
 	}
 	return err
 }
@@ -584,6 +703,7 @@ func (s *Store) writeLoop() {
 
 func (s *Store) writeBatch(reqs []*request) {
 	w := &s.w
+	s.noticeKeyChange()
 	var cur []*request
 	var after func()
 	for _, r := range reqs {
@@ -640,11 +760,11 @@ func (s *Store) flush(reqs []*request, after func(), closeFile bool) {
 func (s *Store) startSegment() error {
 	w := &s.w
 	name := segmentName(w.nextNum)
-	f, err := os.OpenFile(filepath.Join(s.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(filepath.Join(s.chain.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("create segment: %w", err)
 	}
-	if err := syncDir(s.dir); err != nil {
+	if err := syncDir(s.chain.dir); err != nil {
 		_ = f.Close()
 		return err
 	}
@@ -666,7 +786,8 @@ func (s *Store) appendRecord(rec *Receipt) (after func()) {
 		w.key = rot.to
 		s.key.Store(rot.to)
 		if rot.finish {
-			after = s.finishRotation
+			id := rot.to.id
+			after = func() { s.finishRotation(id) }
 		}
 	}
 	if len(w.torn) > 0 {
@@ -719,11 +840,13 @@ func (s *Store) syncLoop() {
 		}
 		err := s.failure()
 		for _, g := range group {
-			for _, r := range g.reqs {
-				r.done <- err
-			}
+			// Work that waits for durability (finishing a rotation) is
+			// done before the receipts' callers learn they are durable.
 			if err == nil && g.afterSync != nil {
 				g.afterSync()
+			}
+			for _, r := range g.reqs {
+				r.done <- err
 			}
 			if g.closeFile {
 				if cerr := g.file.Close(); cerr != nil && err == nil {

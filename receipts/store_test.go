@@ -69,7 +69,7 @@ func TestReopenContinuesTheChain(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	segs, _ := listSegments(dir)
+	segs, _ := listSegments(onlyChain(t, dir))
 	if len(segs) != 1 {
 		t.Errorf("a clean reopen should append to the same segment; have %d segments", len(segs))
 	}
@@ -97,9 +97,10 @@ func TestTornTailStartsANewSegment(t *testing.T) {
 			s := openStore(t, Options{Dir: dir})
 			rs := issueN(t, s, 3)
 			s.Close()
-			before, _ := os.ReadFile(segPath(dir, 1))
+			cd := s.ChainDir()
+			before, _ := os.ReadFile(segPath(cd, 1))
 			tail := tt.tail(rs[2].Canonical())
-			os.WriteFile(segPath(dir, 1), append(bytes.Clone(before), tail...), 0o600)
+			os.WriteFile(segPath(cd, 1), append(bytes.Clone(before), tail...), 0o600)
 
 			rep := Verify(dir, nil)
 			if rep.Problem == nil || rep.Problem.Reason != ReasonTorn && rep.Problem.Reason != ReasonBadSignature {
@@ -112,17 +113,20 @@ func TestTornTailStartsANewSegment(t *testing.T) {
 				t.Fatal(err)
 			}
 			s.Close()
+			if s.ChainDir() != cd {
+				t.Fatalf("reopening wrote chain %s, not the torn one", s.Chain())
+			}
 			if r.Seq != 4 || r.Prev != rs[2].Hash() {
 				t.Errorf("seq %d prev %s: want 4 chained to seq 3", r.Seq, short(r.Prev))
 			}
 			if len(r.Torn) != 1 || r.Torn[0].Segment != segmentName(1) || r.Torn[0].Offset != int64(len(before)) || r.Torn[0].Length != int64(len(tail)) {
 				t.Errorf("torn note = %+v, want segment 1 offset %d length %d", r.Torn, len(before), len(tail))
 			}
-			after, _ := os.ReadFile(segPath(dir, 1))
+			after, _ := os.ReadFile(segPath(cd, 1))
 			if !bytes.Equal(after, append(before, tail...)) {
 				t.Error("the torn segment was modified")
 			}
-			if _, err := os.Stat(segPath(dir, 2)); err != nil {
+			if _, err := os.Stat(segPath(cd, 2)); err != nil {
 				t.Error("no new segment")
 			}
 			rep = Verify(dir, nil)
@@ -138,7 +142,7 @@ func TestCrashBetweenSegmentCreateAndWrite(t *testing.T) {
 	s := openStore(t, Options{Dir: dir})
 	issueN(t, s, 2)
 	s.Close()
-	os.WriteFile(segPath(dir, 2), nil, 0o600) // created, nothing written
+	os.WriteFile(segPath(s.ChainDir(), 2), nil, 0o600) // created, nothing written
 	s = openStore(t, Options{Dir: dir})
 	r, err := s.Issue(context.Background(), testEntry(1))
 	if err != nil {
@@ -258,7 +262,7 @@ func TestOpenRefusesUnknownKeys(t *testing.T) {
 	if !errors.Is(err, ErrUnknownKey) || !strings.Contains(err.Error(), "line 2") {
 		t.Fatalf("Open: %v, want ErrUnknownKey naming line 2", err)
 	}
-	segs, _ := listSegments(dir)
+	segs, _ := listSegments(s.ChainDir())
 	if len(segs) != 1 {
 		t.Errorf("Open wrote a segment: %d segments", len(segs))
 	}
@@ -271,7 +275,7 @@ func TestSegmentRollover(t *testing.T) {
 	s := openStore(t, Options{Dir: dir})
 	issueN(t, s, 12)
 	s.Close()
-	segs, _ := listSegments(dir)
+	segs, _ := listSegments(s.ChainDir())
 	if len(segs) < 3 {
 		t.Fatalf("%d segments, want several", len(segs))
 	}
@@ -390,7 +394,7 @@ func TestStoreArgumentsRedactsSecrets(t *testing.T) {
 	if r.ArgsSHA256 != sha256Hex(canon) {
 		t.Error("args_sha256 must hash the original arguments")
 	}
-	seg, _ := os.ReadFile(segPath(dir, 1))
+	seg, _ := os.ReadFile(segPath(s.ChainDir(), 1))
 	if bytes.Contains(seg, []byte("k1")) || bytes.Contains(seg, []byte("t1")) {
 		t.Error("a secret reached the segment file")
 	}
@@ -437,16 +441,39 @@ func TestWriteFailureStopsTheStore(t *testing.T) {
 	}
 }
 
-func TestSecondOpenInProcessIsRefused(t *testing.T) {
+// TestStoresShareADirectory: Stores open at the same time write chains of
+// their own; a Store opened later continues a chain nobody holds.
+func TestStoresShareADirectory(t *testing.T) {
 	dir := testDir(t)
-	s := openStore(t, Options{Dir: dir})
-	_, err := Open(Options{Dir: dir})
-	if !errors.Is(err, ErrLocked) {
-		t.Fatalf("second Open: %v, want ErrLocked", err)
+	a := openStore(t, Options{Dir: dir})
+	b := openStore(t, Options{Dir: dir})
+	if a.Chain() == b.Chain() || !validChainID(a.Chain()) || !validChainID(b.Chain()) {
+		t.Fatalf("chains %q and %q, want two distinct chain ids", a.Chain(), b.Chain())
 	}
-	s.Close()
-	s2 := openStore(t, Options{Dir: dir})
-	s2.Close()
+	ra := issueN(t, a, 3)
+	rb := issueN(t, b, 2)
+	if ra[2].Seq != 3 || rb[1].Seq != 2 || ra[0].Chain != a.Chain() || rb[0].Chain != b.Chain() {
+		t.Fatalf("each chain counts its own seqs: %d/%s, %d/%s", ra[2].Seq, ra[0].Chain, rb[1].Seq, rb[0].Chain)
+	}
+	if a.KeyID() != b.KeyID() {
+		t.Fatal("the chains of one directory must share its key")
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c := openStore(t, Options{Dir: dir})
+	if c.Chain() != a.Chain() {
+		t.Fatalf("a Store opened after one closed took chain %s, want the free %s", c.Chain(), a.Chain())
+	}
+	if r := issueN(t, c, 1)[0]; r.Seq != 4 || r.Prev != ra[2].Hash() {
+		t.Fatalf("continuing chain %s: seq %d, want 4 chained to seq 3", c.Chain(), r.Seq)
+	}
+	b.Close()
+	c.Close()
+	rep := Verify(dir, nil)
+	if !rep.OK() || rep.Records != 6 || len(rep.Chains) != 2 {
+		t.Fatalf("verify:\n%s", rep)
+	}
 }
 
 func TestOpenRefusesBadOptionsAndKeys(t *testing.T) {
@@ -530,13 +557,13 @@ func TestListFindExport(t *testing.T) {
 		})
 	}
 	third := all[2]
-	for _, q := range []string{"3", third.ID, strings.ToLower(third.ID), third.Token()} {
+	for _, q := range []string{"3", third.ID, strings.ToLower(third.ID), third.Token(), third.Chain + ":3"} {
 		r, err := Find(dir, q)
 		if err != nil || r.Seq != 3 {
 			t.Errorf("Find(%q) = %v, %v", q, r, err)
 		}
 	}
-	for _, q := range []string{"99", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "tr1.3." + all[1].Sig} {
+	for _, q := range []string{"99", "01ARZ3NDEKTSV4RRFFQ69G5FAV", "tr1.3." + all[1].Sig, "legacy:3", "0123456789abcdef:3", "nochain:3"} {
 		if _, err := Find(dir, q); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Find(%q): %v, want ErrNotFound", q, err)
 		}
@@ -549,7 +576,8 @@ func TestListFindExport(t *testing.T) {
 	if err := Export(dir, &buf); err != nil {
 		t.Fatal(err)
 	}
-	seg, _ := os.ReadFile(segPath(dir, 1))
+	cd := onlyChain(t, dir)
+	seg, _ := os.ReadFile(segPath(cd, 1))
 	if !bytes.Equal(buf.Bytes(), seg) {
 		t.Error("export of a clean single-segment store differs from the segment")
 	}
@@ -557,7 +585,7 @@ func TestListFindExport(t *testing.T) {
 	// A damaged line: List and Export return what they can, with ErrDamaged.
 	lines := bytes.SplitAfter(seg, []byte("\n"))
 	lines[1] = []byte("not a record\n")
-	os.WriteFile(segPath(dir, 1), bytes.Join(lines, nil), 0o600)
+	os.WriteFile(segPath(cd, 1), bytes.Join(lines, nil), 0o600)
 	got, err := List(dir, Filter{})
 	if !errors.Is(err, ErrDamaged) || len(got) != 5 || !strings.Contains(err.Error(), "segment-000001.jsonl line 2") {
 		t.Fatalf("damaged List: %d receipts, %v", len(got), err)

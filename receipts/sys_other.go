@@ -15,6 +15,11 @@ func tryLock(*os.File) (bool, error) {
 	return false, fmt.Errorf("file locking: %w on this platform; write receipts on Linux, macOS, BSD or Windows", errors.ErrUnsupported)
 }
 
+func waitLock(f *os.File) error {
+	_, err := tryLock(f)
+	return err
+}
+
 func unlock(*os.File) {}
 
 func syncDir(string) error { return nil }

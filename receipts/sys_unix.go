@@ -21,6 +21,16 @@ func tryLock(f *os.File) (held bool, err error) {
 	return false, err
 }
 
+// waitLock takes an exclusive flock, waiting for another holder.
+func waitLock(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
 func unlock(f *os.File) { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
 // syncDir makes a directory's entries (a created or renamed file) durable.

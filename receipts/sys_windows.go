@@ -24,6 +24,12 @@ func tryLock(f *os.File) (held bool, err error) {
 	return false, err
 }
 
+// waitLock takes the lock, waiting for another holder.
+func waitLock(f *os.File) error {
+	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, ol)
+}
+
 func unlock(f *os.File) {
 	ol := &windows.Overlapped{OffsetHigh: lockOffsetHigh}
 	_ = windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, ol)

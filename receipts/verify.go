@@ -25,9 +25,10 @@ const (
 	ReasonMalformed    Reason = "malformed"     // not a valid record at all
 )
 
-// Problem locates the first bad record.
+// Problem locates the first bad record of a chain.
 type Problem struct {
-	Segment string // segment file name
+	Chain   string // the chain's id; "" for the legacy chain
+	Segment string // segment file, relative to the verified path ("chains/<id>/segment-000001.jsonl")
 	Line    int    // 1-based line number in the segment
 	Seq     uint64 // the record's seq; 0 when it has none
 	Reason  Reason
@@ -37,50 +38,72 @@ type Problem struct {
 // TornTail is a torn tail that a later record notes: the bytes are kept,
 // excluded from the chain, and their hash is signed.
 type TornTail struct {
-	Segment string
-	Line    int   // line where the torn bytes start
-	Offset  int64 // byte offset where they start
+	Chain   string // the chain's id; "" for the legacy chain
+	Segment string // segment file, relative to the verified path
+	Line    int    // line where the torn bytes start
+	Offset  int64  // byte offset where they start
 	Length  int64
 	NotedBy uint64 // seq of the record that notes it
 }
 
-// Report is the outcome of [Verify].
-type Report struct {
-	Path     string   // what was verified
-	Segments int      // non-empty segments read
-	Records  int      // records that verified, up to the first problem
-	FirstSeq uint64   // seq of the first good record
-	LastSeq  uint64   // seq of the last good record
-	Head     string   // hash of the last good record (the next prev)
-	Keys     []string // ids of the keys that signed the good records
+// ChainReport is the outcome of verifying one chain.
+type ChainReport struct {
+	Chain    string // the chain's id; "" for the legacy chain
+	Segments int    // non-empty segments read
+	Records  int    // records that verified, up to the first problem
+	FirstSeq uint64 // seq of the first good record
+	LastSeq  uint64 // seq of the last good record
+	Head     string // hash of the last good record (the next prev)
 	Torn     []TornTail
-	// Problem is the first bad record; nil when everything read verifies.
+	// Problem is the chain's first bad record; nil when all of it verifies.
+	Problem *Problem
+}
+
+// Report is the outcome of [Verify]: one [ChainReport] per chain, and the
+// totals.
+type Report struct {
+	Path   string        // what was verified
+	Chains []ChainReport // the legacy chain first, then by chain id
+	// Totals over the chains.
+	Segments int
+	Records  int
+	Torn     []TornTail
+	// FirstSeq, LastSeq and Head are those of the only chain, when the log
+	// has exactly one; zero otherwise.
+	FirstSeq uint64
+	LastSeq  uint64
+	Head     string
+	Keys     []string // ids of the keys that signed the good records
+	// Problem is the first bad record of the first chain that has one; nil
+	// when every chain verifies.
 	Problem *Problem
 	// Err is set when verification could not run at all (unreadable
 	// input, no public key).
 	Err error
 }
 
-// OK reports whether the log verified: it was readable and has no problem.
-// Noted torn tails do not make a log fail.
+// OK reports whether the log verified: it was readable and no chain has a
+// problem. Noted torn tails do not make a log fail.
 func (r Report) OK() bool { return r.Err == nil && r.Problem == nil }
 
-// Verify checks every signature and the hash chain of a store directory or
-// of a single JSONL file (one segment, or what [Export] wrote), using only
-// the files and public keys: no private key is needed.
+// Verify checks every signature and the hash chains of a store directory,
+// of one chain directory, or of a single JSONL file (one segment, or what
+// [Export] wrote), using only the files and public keys: no private key is
+// needed. Each chain is verified on its own; a problem in one (a writer
+// killed mid-write) never fails the others.
 //
-// pub is the trusted key; nil means every key in the public key file next
-// to the records (receipt-key.pub). That file only proves the log is
-// consistent with itself, since whoever can rewrite the log can rewrite it
-// too: an auditor passes a key obtained separately. Keys introduced by a
-// rotation record become trusted when the rotation is endorsed by a trusted
-// key, and a rotation record signed by a trusted key vouches for the key
-// before it.
+// pub is the trusted key; nil means every key in the public key file of
+// the store (receipt-key.pub). That file only proves the log is consistent
+// with itself, since whoever can rewrite the log can rewrite it too: an
+// auditor passes a key obtained separately. Keys introduced by a rotation
+// record (in any chain) become trusted when the rotation is endorsed by a
+// trusted key, and a rotation record signed by a trusted key vouches for
+// the key before it.
 //
-// The report names the first bad record and why; see [Reason]. Whole
-// records cut from the end of the log cannot be detected from the log
-// alone: compare [Report.LastSeq] and [Report.Head] with a receipt or token
-// you hold.
+// The report names each chain's first bad record and why; see [Reason].
+// Whole records cut from the end of a chain, or a whole chain removed,
+// cannot be detected from the log alone: compare a chain's LastSeq and
+// Head with a receipt or token you hold.
 func Verify(path string, pub ed25519.PublicKey) Report {
 	if pub == nil {
 		return VerifyKeys(path, nil)
@@ -104,7 +127,7 @@ func VerifyKeys(path string, keys []ed25519.PublicKey) Report {
 			return rep
 		}
 	}
-	v := &verifier{in: in, rep: &rep, trusted: map[string]ed25519.PublicKey{}, signers: map[string]bool{}}
+	v := &verifier{in: in, trusted: map[string]ed25519.PublicKey{}, signers: map[string]bool{}}
 	for _, k := range keys {
 		if len(k) != ed25519.PublicKeySize {
 			rep.Err = fmt.Errorf("verify receipts: %w: public key has %d bytes", ErrInvalidKey, len(k))
@@ -113,8 +136,27 @@ func VerifyKeys(path string, keys []ed25519.PublicKey) Report {
 		v.trusted[KeyID(k)] = k
 	}
 	v.extendTrust()
-	if err := v.walk(); err != nil {
-		rep.Err = fmt.Errorf("verify receipts: %w", err)
+	for _, c := range in.chains {
+		cv := &chainVerifier{verifier: v, c: c, rep: &ChainReport{Chain: c.id}, last: c.lastNonEmpty()}
+		if err := cv.walk(); err != nil {
+			rep.Err = fmt.Errorf("verify receipts: %w", err)
+			break
+		}
+		cr := cv.rep
+		if cr.Segments == 0 && cr.Problem == nil {
+			continue
+		}
+		rep.Chains = append(rep.Chains, *cr)
+		rep.Segments += cr.Segments
+		rep.Records += cr.Records
+		rep.Torn = append(rep.Torn, cr.Torn...)
+		if rep.Problem == nil {
+			rep.Problem = cr.Problem
+		}
+	}
+	if len(rep.Chains) == 1 {
+		c := rep.Chains[0]
+		rep.FirstSeq, rep.LastSeq, rep.Head = c.FirstSeq, c.LastSeq, c.Head
 	}
 	for id := range v.signers {
 		rep.Keys = append(rep.Keys, id)
@@ -147,9 +189,16 @@ func (e *entry) usable() bool { return e.l.complete && e.err == nil && e.sig == 
 
 type verifier struct {
 	in      *logInput
-	rep     *Report
 	trusted map[string]ed25519.PublicKey
 	signers map[string]bool
+}
+
+// chainVerifier walks one chain.
+type chainVerifier struct {
+	*verifier
+	c    *chainInput
+	rep  *ChainReport
+	last int // the chain's last non-empty segment
 
 	// chain state: the last good record
 	have  bool
@@ -194,8 +243,9 @@ func verifySig(pub ed25519.PublicKey, msg []byte, sig string) bool {
 }
 
 // entries reads and checks segment i (parsing and signatures in parallel).
-// It keeps at most two segments in memory.
-func (v *verifier) entries(i int) ([]entry, error) {
+// It keeps at most two segments in memory. The one segment of a chain of
+// a single file is that file's lines of the chain.
+func (v *chainVerifier) entries(i int) ([]entry, error) {
 	if e, ok := v.cache[i]; ok {
 		return e, nil
 	}
@@ -207,51 +257,76 @@ func (v *verifier) entries(i int) ([]entry, error) {
 	if v.cache == nil {
 		v.cache = map[int][]entry{}
 	}
-	data, err := os.ReadFile(v.in.segs[i].path)
+	if v.in.single {
+		ents := make([]entry, len(v.c.idx))
+		lastLine := len(v.in.lines) - 1
+		parallel(len(ents), func(j int) {
+			k := v.c.idx[j]
+			ents[j] = v.check(0, v.in.lines[k], v.in.recs[k], v.in.errs[k])
+			ents[j].first = j == 0
+			ents[j].lastLine = k == lastLine
+		})
+		v.cache[i] = ents
+		return ents, nil
+	}
+	data, err := os.ReadFile(v.c.segs[i].path)
 	if err != nil {
 		return nil, fmt.Errorf("read segment: %w", err)
 	}
-	cut, ref, mismatch := v.in.tornCut(i, data)
+	cut, ref, mismatch := v.c.tornCut(i, data)
 	lines := splitLines(data, 0)
 	n := len(lines)
 	for n > 0 && lines[n-1].off >= cut {
 		n--
 	}
 	if ref != nil && mismatch == "" {
-		t := TornTail{Segment: v.in.segs[i].name, Offset: cut, Length: int64(len(data)) - cut}
+		t := TornTail{Chain: v.c.id, Segment: v.c.rel + v.c.segs[i].name, Offset: cut, Length: int64(len(data)) - cut}
 		if n < len(lines) {
 			t.Line = lines[n].no
 		}
-		if r := v.in.first[ref.by]; r != nil {
+		if r := v.c.first[ref.by]; r != nil {
 			t.NotedBy = r.Seq
 		}
 		v.rep.Torn = append(v.rep.Torn, t)
 	}
 	ents := make([]entry, n)
-	last := v.in.lastNonEmpty()
+	parallel(n, func(j int) {
+		var rec *Receipt
+		var perr error
+		if lines[j].complete {
+			rec, perr = ParseRecord(lines[j].data)
+		}
+		ents[j] = v.check(i, lines[j], rec, perr)
+		ents[j].first = j == 0
+		ents[j].lastLine = i == v.last && j == len(lines)-1
+	})
+	v.cache[i] = ents
+	return ents, nil
+}
+
+// parallel calls fn for 0..n-1, spread over the CPUs.
+func parallel(n int, fn func(j int)) {
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/64))
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
 		wg.Go(func() {
 			for j := lo; j < hi; j++ {
-				ents[j] = v.check(i, lines[j])
-				ents[j].first = j == 0
-				ents[j].lastLine = i == last && j == len(lines)-1
+				fn(j)
 			}
 		})
 	}
 	wg.Wait()
-	v.cache[i] = ents
-	return ents, nil
 }
 
-func (v *verifier) check(seg int, l line) entry {
+// check judges one line on its own: its record (parsed by the caller)
+// and its signature.
+func (v *chainVerifier) check(seg int, l line, rec *Receipt, perr error) entry {
 	e := entry{seg: seg, l: l}
 	if !l.complete {
 		return e
 	}
-	e.rec, e.err = ParseRecord(l.data)
+	e.rec, e.err = rec, perr
 	if e.err != nil {
 		return e
 	}
@@ -271,7 +346,7 @@ type pos struct{ seg, idx int }
 
 // next returns the entry after p in walk order, crossing into later
 // non-empty segments.
-func (v *verifier) next(p pos) (*entry, pos, error) {
+func (v *chainVerifier) next(p pos) (*entry, pos, error) {
 	ents, err := v.entries(p.seg)
 	if err != nil {
 		return nil, p, err
@@ -279,8 +354,8 @@ func (v *verifier) next(p pos) (*entry, pos, error) {
 	if p.idx+1 < len(ents) {
 		return &ents[p.idx+1], pos{p.seg, p.idx + 1}, nil
 	}
-	for s := p.seg + 1; s < len(v.in.segs); s++ {
-		if v.in.sizes[s] == 0 {
+	for s := p.seg + 1; s < len(v.c.segs); s++ {
+		if v.c.sizes[s] == 0 {
 			continue
 		}
 		ents, err := v.entries(s)
@@ -294,9 +369,9 @@ func (v *verifier) next(p pos) (*entry, pos, error) {
 	return nil, p, nil
 }
 
-func (v *verifier) walk() error {
-	for s := range v.in.segs {
-		if v.in.sizes[s] == 0 {
+func (v *chainVerifier) walk() error {
+	for s := range v.c.segs {
+		if v.c.sizes[s] == 0 {
 			continue
 		}
 		v.rep.Segments++
@@ -328,9 +403,9 @@ func (v *verifier) walk() error {
 
 // judge returns the problem with entry e at p, or nil when it extends the
 // chain.
-func (v *verifier) judge(e *entry, p pos) (*Problem, error) {
+func (v *chainVerifier) judge(e *entry, p pos) (*Problem, error) {
 	prob := func(r Reason, format string, args ...any) *Problem {
-		pr := &Problem{Segment: v.in.segs[e.seg].name, Line: e.l.no, Reason: r, Detail: fmt.Sprintf(format, args...)}
+		pr := &Problem{Chain: v.c.id, Segment: v.c.rel + v.c.segs[e.seg].name, Line: e.l.no, Reason: r, Detail: fmt.Sprintf(format, args...)}
 		if e.rec != nil {
 			pr.Seq = e.rec.Seq
 		}
@@ -362,6 +437,9 @@ func (v *verifier) judge(e *entry, p pos) (*Problem, error) {
 		}
 	}
 	r := e.rec
+	if r.Chain != v.c.id {
+		return prob(ReasonInserted, "a record of chain %s is in chain %s: records cannot move between chains", ChainName(r.Chain), ChainName(v.c.id)), nil
+	}
 	if pr, err := v.judgeChain(e, p, prob); pr != nil || err != nil {
 		return pr, err
 	}
@@ -388,7 +466,7 @@ func (v *verifier) judge(e *entry, p pos) (*Problem, error) {
 }
 
 // judgeChain checks seq and prev of a record whose signature verified.
-func (v *verifier) judgeChain(e *entry, p pos, prob func(Reason, string, ...any) *Problem) (*Problem, error) {
+func (v *chainVerifier) judgeChain(e *entry, p pos, prob func(Reason, string, ...any) *Problem) (*Problem, error) {
 	r := e.rec
 	if !v.have {
 		if v.in.single {
@@ -421,7 +499,7 @@ func (v *verifier) judgeChain(e *entry, p pos, prob func(Reason, string, ...any)
 			return nil, err
 		}
 		if at != nil {
-			return prob(ReasonReordered, "seq %d comes before seq %d (%s line %d)", r.Seq, want, v.in.segs[at.seg].name, at.l.no), nil
+			return prob(ReasonReordered, "seq %d comes before seq %d (%s line %d)", r.Seq, want, v.c.rel+v.c.segs[at.seg].name, at.l.no), nil
 		}
 		if r.Prev == v.hash {
 			return prob(ReasonGap, "seq jumps from %d to %d although prev chains", v.seq, r.Seq), nil
@@ -435,7 +513,7 @@ func (v *verifier) judgeChain(e *entry, p pos, prob func(Reason, string, ...any)
 	}
 }
 
-func (v *verifier) why(e *entry) string {
+func (v *chainVerifier) why(e *entry) string {
 	switch {
 	case e.err != nil:
 		return "not a valid record"
@@ -448,7 +526,7 @@ func (v *verifier) why(e *entry) string {
 
 // nextFits reports whether the entry after p continues the chain from the
 // last good record, which makes the entry at p an insertion.
-func (v *verifier) nextFits(p pos) (bool, error) {
+func (v *chainVerifier) nextFits(p pos) (bool, error) {
 	n, _, err := v.next(p)
 	if err != nil || n == nil || !n.usable() {
 		return false, err
@@ -461,7 +539,7 @@ func (v *verifier) nextFits(p pos) (bool, error) {
 
 // laterSeq looks for a good record with the given seq after p, in this
 // segment and the next non-empty one.
-func (v *verifier) laterSeq(p pos, seq uint64) (*entry, error) {
+func (v *chainVerifier) laterSeq(p pos, seq uint64) (*entry, error) {
 	seg, crossed := p.seg, false
 	for q := p; ; {
 		n, np, err := v.next(q)
@@ -481,12 +559,12 @@ func (v *verifier) laterSeq(p pos, seq uint64) (*entry, error) {
 	}
 }
 
-func (v *verifier) checkNote(n TornNote, e *entry, prob func(Reason, string, ...any) *Problem) *Problem {
+func (v *chainVerifier) checkNote(n TornNote, e *entry, prob func(Reason, string, ...any) *Problem) *Problem {
 	if v.in.single {
 		return nil
 	}
 	idx := -1
-	for i, s := range v.in.segs {
+	for i, s := range v.c.segs {
 		if s.name == n.Segment {
 			idx = i
 		}
@@ -497,14 +575,14 @@ func (v *verifier) checkNote(n TornNote, e *entry, prob func(Reason, string, ...
 	if idx >= e.seg {
 		return prob(ReasonMalformed, "it notes a torn tail in %s, which does not come before it", n.Segment)
 	}
-	data, err := os.ReadFile(v.in.segs[idx].path)
+	data, err := os.ReadFile(v.c.segs[idx].path)
 	if err != nil {
 		return prob(ReasonTorn, "cannot read %s to check the torn tail it notes: %v", n.Segment, err)
 	}
-	if ref, ok := v.in.notes[n.Segment]; !ok || ref.note != n {
+	if ref, ok := v.c.notes[n.Segment]; !ok || ref.note != n {
 		return prob(ReasonTorn, "it notes a torn tail in %s that an earlier record already notes differently", n.Segment)
 	}
-	if _, _, mismatch := v.in.tornCut(idx, data); mismatch != "" {
+	if _, _, mismatch := v.c.tornCut(idx, data); mismatch != "" {
 		return prob(ReasonTorn, "%s", mismatch)
 	}
 	return nil

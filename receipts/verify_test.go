@@ -13,20 +13,21 @@ import (
 )
 
 // pristine builds a store with n receipts in one segment and returns its
-// directory, lines and signing key.
+// chain's directory, lines and signing key.
 func pristine(t *testing.T, n int) (dir string, lines [][]byte, key *signingKey) {
 	t.Helper()
-	dir = testDir(t)
-	s := openStore(t, Options{Dir: dir, Clock: stepClock(goldenStart, time.Second)})
+	store := testDir(t)
+	s := openStore(t, Options{Dir: store, Clock: stepClock(goldenStart, time.Second)})
 	issueN(t, s, n)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	dir = s.ChainDir()
 	data, err := os.ReadFile(segPath(dir, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, err = loadKeyFile(filepath.Join(dir, PrivateKeyFile))
+	key, err = loadKeyFile(filepath.Join(store, PrivateKeyFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,24 +261,26 @@ func TestVerifyNamesTheDamage(t *testing.T) {
 
 // multiSegment builds a store whose records span three segments: three
 // records, a key rotation, two records and a torn tail, then two records
-// after reopening (the first noting the tail).
+// after reopening (the first noting the tail). It returns the chain's
+// directory.
 func multiSegment(t *testing.T) string {
 	t.Helper()
-	dir := testDir(t)
-	s := openStore(t, Options{Dir: dir})
+	store := testDir(t)
+	s := openStore(t, Options{Dir: store})
 	issueN(t, s, 3)
 	if _, err := s.RotateKey(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	issueN(t, s, 2)
 	s.Close()
+	dir := s.ChainDir()
 	f, err := os.OpenFile(segPath(dir, 2), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.WriteString(`{"allowed_by":"auto","args_sha`)
 	f.Close()
-	s = openStore(t, Options{Dir: dir})
+	s = openStore(t, Options{Dir: store})
 	issueN(t, s, 2)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
@@ -378,7 +381,7 @@ func TestVerifyAcrossSegments(t *testing.T) {
 
 func TestVerifyWithoutThePrivateKey(t *testing.T) {
 	dir := multiSegment(t)
-	pubs, err := ReadPublicKeys(PublicKeyPath(dir))
+	pubs, err := ReadPublicKeys(PublicKeyPath(filepath.Dir(filepath.Dir(dir))))
 	if err != nil {
 		t.Fatal(err)
 	}
