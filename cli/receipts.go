@@ -183,6 +183,12 @@ exits 0 only when every chain verifies. PATH defaults to this machine's store;
 				keys = ks
 			}
 			rep := receipts.VerifyKeys(path, keys)
+			if errors.Is(rep.Err, receipts.ErrNoPublicKey) {
+				// A copy (an export, a chain directory) without the
+				// store's key file beside it: nothing was checked, and
+				// the fix is in the command line.
+				return withCode(ExitUsage, fmt.Errorf("%w (talon receipts key prints it on the machine that made the receipts)", rep.Err))
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(rep.String(), "\n"))
 			if !rep.OK() {
 				return errSilent(ExitVerify)
