@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,6 +67,10 @@ type Request struct {
 	AlwaysAsk bool
 	// Sandbox says how the plan's processes are confined.
 	Sandbox string
+	// Delegation names the agents the call runs inside, outermost first
+	// (["researcher"] for a shell call a subagent made); nil for a call
+	// the caller made itself.
+	Delegation []string
 }
 
 // Approver asks for a decision on one call.
@@ -137,6 +142,9 @@ func Render(req Request) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\ntalon: approval needed\n")
 	fmt.Fprintf(&b, "  tool:   %s (%s)\n", req.Tool, req.Attribution)
+	if len(req.Delegation) > 0 {
+		fmt.Fprintf(&b, "  via:    %s\n", strings.Join(append(slices.Clone(req.Delegation), req.Tool), " → "))
+	}
 	fmt.Fprintf(&b, "  tier:   %s\n", req.Tier)
 	for _, r := range req.Reasons {
 		fmt.Fprintf(&b, "  reason: %s\n", r)

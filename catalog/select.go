@@ -142,6 +142,9 @@ func Select(opts SelectOptions) (Selection, error) {
 				sel.Full = true
 			case n == "":
 				return Selection{}, errors.New("tools.optional contains an empty name: remove it")
+			case strings.HasPrefix(n, "agent__"):
+				// Agents are not compiled in: package agents selects them
+				// by these names and reports the unknown ones.
 			default:
 				named = append(named, n)
 			}

@@ -241,7 +241,7 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	ans, err := approver.Approve(actx, approval.Request{
 		Tool: ex.Tool, Attribution: ex.Attribution, Tier: ex.Tier, Reasons: ex.Reasons, Plan: ex.Plan,
 		Args: approval.Redact(p.args), Channel: p.call.Channel, Profile: ex.Profile, SessionID: p.call.SessionID,
-		AlwaysAsk: ex.AlwaysAsk, Sandbox: ex.Sandbox,
+		AlwaysAsk: ex.AlwaysAsk, Sandbox: ex.Sandbox, Delegation: DelegationPath(ctx),
 	})
 	if ctx.Err() != nil {
 		return ctx, false, tool.Result{}
@@ -301,7 +301,8 @@ func (r *Runtime) rememberAlways(session, key string) {
 // execute runs an authorized call.
 func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error) {
 	start := time.Now()
-	res, err := safeExecute(tool.WithCall(ctx, p.call), p.impl, p.args)
+	fctx, f := r.enter(ctx, p)
+	res, err := safeExecute(tool.WithCall(fctx, p.call), p.impl, p.args)
 	if cerr := ctx.Err(); cerr != nil {
 		p.log.Info().Str("outcome", "cancelled").Dur("duration", time.Since(start)).Msg("call cancelled by the caller")
 		return tool.Result{}, cerr
@@ -317,6 +318,7 @@ func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error)
 	if rec, err := r.issue(ctx, p, res, start, took); err != nil {
 		ev.Str("receipt_error", err.Error()).Msg("call finished; its receipt could not be recorded")
 	} else if rec != nil {
+		f.parent.addInner(rec.ID)
 		res.Receipt = rec
 		if p.showToken {
 			res.Output.Text += "\n" + rec.Token()

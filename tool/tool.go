@@ -20,6 +20,9 @@ const (
 	KindProcess Kind = "process"
 	KindCommand Kind = "command"
 	KindMCP     Kind = "mcp"
+	// KindAgent is a subagent: a model running its own tool loop, whose
+	// calls go through the runtime again (agent.<name>).
+	KindAgent Kind = "agent"
 )
 
 // Attribution says where a tool comes from. It renders as "<kind>.<alias>",
