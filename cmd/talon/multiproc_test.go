@@ -33,6 +33,10 @@ const multiprocEnv = "TALON_MULTIPROC_DURATION"
 // servers and the test leave the machine's cores to the rest of the suite.
 const mpPace = 50 * time.Millisecond
 
+// mpLoopPace is how often each talon tools call loop starts a call, at
+// most: each one is a race-enabled process of its own.
+const mpLoopPace = 400 * time.Millisecond
+
 func multiprocDuration(t *testing.T) time.Duration {
 	t.Helper()
 	if v := os.Getenv(multiprocEnv); v != "" {
@@ -261,11 +265,13 @@ func TestMultiprocessReceipts(t *testing.T) {
 	}
 	for i := range nLoops {
 		wg.Go(func() {
+			tick := time.NewTicker(mpLoopPace)
+			defer tick.Stop()
 			for n := 0; ; n++ {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-tick.C:
 				}
 				out, errOut, code, err := h.run("tools", "call", "calculator", fmt.Sprintf(`{"expression":"%d*%d"}`, i+7, n), "--json")
 				if err != nil || code != 0 {
