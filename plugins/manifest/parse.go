@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/talonhq/talon/internal/spelling"
+	"github.com/talonhq/talon/tool"
 )
 
 // FileName is the manifest's name inside a plugin directory.
@@ -88,8 +90,11 @@ var (
 // with a suggestion when it looks like a typo) and validates it:
 //
 //   - name matches ^[a-z][a-z0-9_-]{0,63}$;
-//   - kind is "wasm" or "process";
-//   - abi_version is [ABIVersion] for wasm and [ProtocolVersion] for process;
+//   - kind is "wasm", "extism" or "process";
+//   - abi_version is [ABIVersion] for wasm, [ExtismVersion] for extism and
+//     [ProtocolVersion] for process;
+//   - [[tools]] only in an extism manifest, each with a valid, unique tool
+//     name, a known tier and an object input_schema;
 //   - entry is a relative slash-separated path without "..";
 //   - sha256 is 64 lowercase hex digits;
 //   - every limit is zero (the default) or positive;
@@ -193,11 +198,17 @@ func (m *Manifest) problems() []problem {
 			fail("abi_version", "plugin %s speaks plugin protocol v%d; this talon speaks v%d: install a build of %s for protocol v%d",
 				who, m.ABIVersion, ProtocolVersion, who, ProtocolVersion)
 		}
+	case KindExtism:
+		if m.ABIVersion != ExtismVersion {
+			fail("abi_version", "plugin %s asks for version %d of talon's Extism mapping; this talon speaks v%d: set abi_version = %d (see plugins/MANIFEST.md)",
+				who, m.ABIVersion, ExtismVersion, ExtismVersion)
+		}
 	case "":
-		fail("kind", `kind is missing; set kind = "wasm" or kind = "process"`)
+		fail("kind", `kind is missing; set kind = "wasm", "extism" or "process"`)
 	default:
-		fail("kind", `kind %q is not a plugin kind; use "wasm" or "process"`, m.Kind)
+		fail("kind", `kind %q is not a plugin kind; use "wasm", "extism" or "process"`, m.Kind)
 	}
+	ps = append(ps, m.toolProblems()...)
 	if m.Entry == "" {
 		fail("entry", `entry is missing; set entry to the module or binary, relative to the plugin directory (e.g. "plugin.wasm")`)
 	} else if msg := relativePathProblem(m.Entry); msg != "" {
@@ -249,6 +260,74 @@ func (m *Manifest) problems() []problem {
 		}
 	}
 	return ps
+}
+
+// toolProblems checks [[tools]]: only an Extism plugin has them; names
+// are valid tool names, each once; an export, when given, is a plain
+// name; a tier is low, medium or high; an input_schema is a JSON Schema
+// of an object.
+func (m *Manifest) toolProblems() []problem {
+	var ps []problem
+	fail := func(format string, a ...any) {
+		ps = append(ps, problem{"tools", fmt.Sprintf(format, a...)})
+	}
+	if len(m.Tools) > 0 && m.Kind != KindExtism {
+		fail("[[tools]] maps the exports of an Extism module to tools; kind %q plugins describe their tools themselves: remove [[tools]] or set kind = \"extism\"", m.Kind)
+		return ps
+	}
+	seen := map[string]bool{}
+	exports := map[string]string{}
+	for i, t := range m.Tools {
+		if err := tool.ValidateName(t.Name); err != nil {
+			fail("[[tools]] #%d: name: %v", i+1, err)
+			continue
+		}
+		if seen[t.Name] {
+			fail("[[tools]] names %q twice; give each tool one table", t.Name)
+		}
+		seen[t.Name] = true
+		if t.Export != "" {
+			if strings.TrimSpace(t.Export) != t.Export || strings.ContainsRune(t.Export, 0) {
+				fail("[[tools]] %q: export %q must be the exported function's exact name", t.Name, t.Export)
+			} else if other, dup := exports[t.Export]; dup {
+				fail("[[tools]] %q and %q both map export %q; give each tool its own export", other, t.Name, t.Export)
+			}
+			exports[t.Export] = t.Name
+		}
+		if t.Tier != "" {
+			if _, err := tool.ParseTier(t.Tier); err != nil {
+				fail("[[tools]] %q: tier %q: use \"low\", \"medium\" or \"high\"", t.Name, t.Tier)
+			}
+		}
+		if _, err := ToolSchema(t); err != nil {
+			fail("[[tools]] %q: input_schema %v", t.Name, err)
+		}
+	}
+	return ps
+}
+
+// ToolSchema returns the JSON Schema of a [[tools]] table's input_schema,
+// compact, or {"type":"object"} when it has none.
+//
+// # Errors
+//
+// The schema must be an object schema ("type", when present, is
+// "object") that compiles.
+func ToolSchema(t Tool) (json.RawMessage, error) {
+	if len(t.InputSchema) == 0 {
+		return json.RawMessage(`{"type":"object"}`), nil
+	}
+	if typ, ok := t.InputSchema["type"]; ok && typ != "object" {
+		return nil, errors.New(`must have type = "object"`)
+	}
+	raw, err := json.Marshal(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("is not JSON: %w", err)
+	}
+	if _, err := tool.CompileSchema("plugin-tool-"+t.Name, raw); err != nil {
+		return nil, fmt.Errorf("does not compile: %w", err)
+	}
+	return raw, nil
 }
 
 // relativePathProblem says why p is not a relative, slash-separated path

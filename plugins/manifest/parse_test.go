@@ -145,6 +145,82 @@ func TestParseRules(t *testing.T) {
 	}
 }
 
+// extismValid is an Extism plugin whose plain exports are its tools.
+const extismValid = `name = "text"
+version = "1.0.0"
+abi_version = 1
+kind = "extism"
+entry = "text.wasm"
+sha256 = "` + validSum + `"
+
+[[tools]]
+name = "reverse"
+export = "reverse"
+description = "Reverse a text."
+tier = "low"
+[tools.input_schema]
+type = "object"
+required = ["text"]
+[tools.input_schema.properties.text]
+type = "string"
+
+[[tools]]
+name = "count"
+export = "count_words"
+`
+
+func TestParseExtismTools(t *testing.T) {
+	m, err := Parse([]byte(extismValid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Kind != KindExtism || len(m.Tools) != 2 || m.Tools[1].Export != "count_words" {
+		t.Fatalf("decoded %+v", m)
+	}
+	schema, err := ToolSchema(m.Tools[0])
+	if err != nil || !strings.Contains(string(schema), `"required":["text"]`) {
+		t.Fatalf("schema %s, %v", schema, err)
+	}
+	if s, _ := ToolSchema(m.Tools[1]); string(s) != `{"type":"object"}` {
+		t.Fatalf("default schema %s", s)
+	}
+	tests := []struct {
+		name    string
+		replace [2]string
+		append  string
+		want    string
+	}{
+		{name: "tools on a wasm plugin", replace: [2]string{`kind = "extism"`, `kind = "wasm"`}, want: `kind "wasm" plugins describe their tools themselves`},
+		{name: "extism abi 2", replace: [2]string{`abi_version = 1`, `abi_version = 2`}, want: "version 2 of talon's Extism mapping"},
+		{name: "bad tool name", replace: [2]string{`name = "count"`, `name = "count words"`}, want: "[[tools]] #2: name"},
+		{name: "duplicate tool", replace: [2]string{`name = "count"`, `name = "reverse"`}, want: `names "reverse" twice`},
+		{name: "duplicate export", replace: [2]string{`export = "count_words"`, `export = "reverse"`}, want: `both map export "reverse"`},
+		{name: "bad tier", replace: [2]string{`tier = "low"`, `tier = "harmless"`}, want: `tier "harmless"`},
+		{name: "schema not an object", replace: [2]string{"[tools.input_schema]\ntype = \"object\"", "[tools.input_schema]\ntype = \"string\""}, want: `must have type = "object"`},
+		{name: "schema does not compile", replace: [2]string{"required = [\"text\"]", "required = \"text\""}, want: "does not compile"},
+		{name: "unknown tool key", replace: [2]string{`export = "count_words"`, `exprot = "count_words"`}, want: `unknown key "tools.exprot"`},
+		{name: "servlet annotation", replace: [2]string{`export = "count_words"`, `tier = "medium"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(extismValid, tt.replace[0]) {
+				t.Fatalf("fixture lacks %q", tt.replace[0])
+			}
+			text := strings.Replace(extismValid, tt.replace[0], tt.replace[1], 1) + tt.append
+			_, err := Parse([]byte(text))
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("rejected: %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseSeveralErrorsInOrder(t *testing.T) {
 	text := strings.Replace(valid, `name = "hello"`, `name = "Hello"`, 1)
 	text = strings.Replace(text, `timeout_ms = 5000`, `timeout_ms = -5`, 1)
@@ -196,6 +272,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(strings.Replace(valid, `kind = "wasm"`, `kind = "process"`, 1)))
 	f.Add([]byte("name = \"x\"\n[limits]\nenforce_deadline = false\n"))
 	f.Add([]byte("[config_schema]\ntype = \"object\"\n"))
+	f.Add([]byte(extismValid))
 	f.Add([]byte("name = '''\nsignature = \"x\"\n'''\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(data)
@@ -208,7 +285,7 @@ func FuzzParse(f *testing.F) {
 		if ps := m.problems(); len(ps) > 0 {
 			t.Fatalf("accepted manifest has problems: %v", ps)
 		}
-		if !nameRE().MatchString(m.Name) || (m.Kind != KindWASM && m.Kind != KindProcess) || !sha256RE().MatchString(m.SHA256) {
+		if !nameRE().MatchString(m.Name) || (m.Kind != KindWASM && m.Kind != KindProcess && m.Kind != KindExtism) || !sha256RE().MatchString(m.SHA256) {
 			t.Fatalf("accepted invalid manifest %+v", m)
 		}
 		if strings.Contains("/"+m.Entry+"/", "/../") || strings.HasPrefix(m.Entry, "/") {

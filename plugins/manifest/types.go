@@ -15,6 +15,11 @@ const ABIVersion = 1
 // speaks.
 const ProtocolVersion = 1
 
+// ExtismVersion is the only version of talon's mapping of Extism modules
+// onto tools (MCP servlet exports or [[tools]] plain exports) this host
+// speaks.
+const ExtismVersion = 1
+
 // Kind says how a plugin runs.
 type Kind string
 
@@ -22,6 +27,9 @@ type Kind string
 const (
 	KindWASM    Kind = "wasm"
 	KindProcess Kind = "process"
+	// KindExtism is an Extism module: an MCP servlet exporting describe and
+	// call, or a module whose plain exports [[tools]] maps to tools.
+	KindExtism Kind = "extism"
 )
 
 // Manifest is plugin.toml as written by the plugin's author.
@@ -41,6 +49,10 @@ type Manifest struct {
 	// [[plugins.entries]] config values.
 	ConfigSchema map[string]any `toml:"config_schema"`
 	Limits       Limits         `toml:"limits"`
+	// Tools are the [[tools]] tables of an Extism plugin (kind "extism"
+	// only): tools mapped to plain exports, or the tier of a servlet's
+	// described tools.
+	Tools []Tool `toml:"tools"`
 	// Signature is the base64 Ed25519 signature over the manifest with
 	// signature and publisher_key removed; PublisherKey is the base64 public
 	// key it verifies with.
@@ -59,6 +71,25 @@ type Permissions struct {
 	Secrets []string `toml:"secrets"`
 	// ConfigRead lists the config keys the plugin may read.
 	ConfigRead []string `toml:"config_read"`
+}
+
+// Tool is one [[tools]] table of an Extism plugin. With Export, the tool
+// is that export called with the arguments as its input, its output the
+// result's text; without it, it names a tool the module's describe export
+// lists, and sets its tier or description.
+type Tool struct {
+	// Name is the tool's model-visible name, ^[a-zA-Z0-9_-]{1,64}$.
+	Name string `toml:"name"`
+	// Export is the module's exported function, of type [] -> [i32].
+	Export string `toml:"export"`
+	// Description is the English text for the model; locales/ translate
+	// it. For a described tool it replaces the module's.
+	Description string `toml:"description"`
+	// InputSchema is the JSON Schema of the arguments, written as TOML;
+	// absent means {"type": "object"}.
+	InputSchema map[string]any `toml:"input_schema"`
+	// Tier is "low", "medium" or "high"; absent means high.
+	Tier string `toml:"tier"`
 }
 
 // HTTPPermissions is [permissions.http].

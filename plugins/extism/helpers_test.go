@@ -1,0 +1,172 @@
+package extism
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/talonhq/talon/internal/pluginbuild"
+	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/manifest"
+	"github.com/talonhq/talon/tool"
+)
+
+// dataDir is the data directory every test loads with, so that each module
+// is compiled once per run: kept between runs under the user's cache
+// directory when there is one (wazero keys entries by module digest and
+// its own version), else a temporary one.
+var dataDir string
+
+func TestMain(m *testing.M) {
+	var tmp string
+	if c, err := os.UserCacheDir(); err == nil && os.MkdirAll(filepath.Join(c, "talon-test", "extism"), 0o700) == nil {
+		dataDir = filepath.Join(c, "talon-test", "extism")
+	} else if tmp, err = os.MkdirTemp("", "talon-extism-test-"); err == nil {
+		dataDir = tmp
+	}
+	code := m.Run()
+	pluginbuild.Cleanup()
+	if tmp != "" {
+		_ = os.RemoveAll(tmp)
+	}
+	if code == 0 {
+		if err := goleak.Find(goleak.IgnoreCurrent()); err != nil {
+			os.Stderr.WriteString("goleak: " + err.Error() + "\n")
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// syncBuffer collects log lines from concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// fixture is a plugin to load in a test.
+type fixture struct {
+	name   string
+	wasm   string
+	tools  []manifest.Tool
+	read   []string // permissions.config_read
+	limits manifest.Limits
+	grants manifest.Grants
+	sig    manifest.SignatureStatus
+	ws     string
+	// dataDir replaces the shared data directory; hash is the plugin.toml
+	// hash the loader would pass.
+	dataDir string
+	hash    string
+}
+
+// watModule assembles testdata/wat/<name>.wat.
+func watModule(t testing.TB, name string) string {
+	t.Helper()
+	return pluginbuild.WAT(t, filepath.Join("testdata", "wat", name+".wat"))
+}
+
+// load loads f with host h, logging into the returned buffer.
+func load(t testing.TB, h *Host, f fixture) (plugins.Loaded, *syncBuffer, error) {
+	t.Helper()
+	logs := &syncBuffer{}
+	if f.ws == "" {
+		f.ws = t.TempDir()
+	}
+	p := &manifest.Plugin{
+		Manifest: manifest.Manifest{
+			Name: f.name, Version: "0.0.1", ABIVersion: manifest.ExtismVersion, Kind: manifest.KindExtism,
+			Entry: filepath.Base(f.wasm), Limits: f.limits, Tools: f.tools,
+			Permissions: manifest.Permissions{ConfigRead: f.read},
+		},
+		Dir:       filepath.Dir(f.wasm),
+		EntryPath: f.wasm,
+		Hash:      f.hash,
+		Signature: f.sig,
+		Grants:    f.grants,
+	}
+	dd := dataDir
+	if f.dataDir != "" {
+		dd = f.dataDir
+	}
+	l, err := h.Load(context.Background(), p, plugins.Env{
+		Workspace: f.ws,
+		DataDir:   dd,
+		Logger:    zerolog.New(logs).Level(zerolog.DebugLevel),
+	})
+	if err == nil {
+		t.Cleanup(func() { _ = l.Close(context.Background()) })
+	}
+	return l, logs, err
+}
+
+func mustLoad(t testing.TB, h *Host, f fixture) (plugins.Loaded, *syncBuffer) {
+	t.Helper()
+	l, logs, err := load(t, h, f)
+	if err != nil {
+		t.Fatalf("load %s: %v", f.name, err)
+	}
+	return l, logs
+}
+
+func find(t testing.TB, l plugins.Loaded, name string) tool.Tool {
+	t.Helper()
+	for _, tl := range l.Tools() {
+		if tl.Spec().Name == name {
+			return tl
+		}
+	}
+	t.Fatalf("no tool %q", name)
+	return nil
+}
+
+func call(t testing.TB, l plugins.Loaded, name, args string) tool.Result {
+	t.Helper()
+	res, err := find(t, l, name).Execute(context.Background(), json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s(%s): %v", name, args, err)
+	}
+	return res
+}
+
+func wantFailure(t testing.TB, res tool.Result, parts ...string) {
+	t.Helper()
+	if res.Success {
+		t.Fatalf("result succeeded (%q); want a failure containing %q", res.Output.Text, parts)
+	}
+	for _, p := range parts {
+		if !strings.Contains(res.Error, p) {
+			t.Fatalf("error %q does not contain %q", res.Error, p)
+		}
+	}
+}
+
+func wantText(t testing.TB, res tool.Result, want string) {
+	t.Helper()
+	if !res.Success {
+		t.Fatalf("result failed: %s", res.Error)
+	}
+	if res.Output.Text != want {
+		t.Fatalf("output %q, want %q", res.Output.Text, want)
+	}
+}
