@@ -154,3 +154,56 @@ func Binary(tb testing.TB, pkgDir string) string {
 	}
 	return path
 }
+
+// npmUnreachable are npm's words for a registry it cannot reach.
+var npmUnreachable = []string{"ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH"}
+
+// skipIfOffline skips tb when err says the npm registry is unreachable;
+// any other failure fails it.
+func skipIfOffline(tb testing.TB, err error) {
+	tb.Helper()
+	for _, w := range npmUnreachable {
+		if bytes.Contains([]byte(err.Error()), []byte(w)) {
+			tb.Skipf("the npm registry is unreachable, so the npm packages cannot be installed: %v", err)
+		}
+	}
+	tb.Fatal(err)
+}
+
+// AssemblyScript compiles the AssemblyScript plugin in dir with
+// scripts/assemblyscript.sh (the npm packages its package-lock.json pins,
+// installed once per machine) and returns the .wasm path. It skips tb only
+// when the npm registry cannot be reached.
+func AssemblyScript(tb testing.TB, dir string) string {
+	tb.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path, err := once("as:"+abs, func(out string) error {
+		return run(abs, nil, filepath.Join(Root(), "scripts", "assemblyscript.sh"), abs, out)
+	}, filepath.Base(abs)+".wasm")
+	if err != nil {
+		skipIfOffline(tb, err)
+	}
+	return path
+}
+
+// NodeModules installs the npm packages dir/package-lock.json pins with
+// scripts/npm-modules.sh and returns their node_modules directory. It
+// skips tb only when the npm registry cannot be reached.
+func NodeModules(tb testing.TB, dir string) string {
+	tb.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(Root(), "scripts", "npm-modules.sh"), abs)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		skipIfOffline(tb, fmt.Errorf("npm-modules.sh %s: %w\n%s", abs, err, stderr.String()))
+	}
+	return string(bytes.TrimSpace(out))
+}
