@@ -50,7 +50,12 @@ type FileError struct {
 	// Line is 1-based; 0 when the problem is about the whole file.
 	Line int
 	Msg  string
+	// err is a sentinel the problem wraps, if any.
+	err error
 }
+
+// Unwrap returns the sentinel the problem is an instance of, if any.
+func (e *FileError) Unwrap() error { return e.err }
 
 func (e *FileError) Error() string {
 	if e.Line > 0 {
@@ -96,6 +101,10 @@ func ParseFile(path string, data []byte) (f *File, err error) {
 		k, v := kv[0], kv[1]
 		line := fmLine + v.Line - 1
 		f.lines[k.Value] = fmLine + k.Line - 1
+		if v.Kind != yaml.ScalarNode {
+			// A block value starts on the line after its key.
+			line = f.lines[k.Value]
+		}
 		fail := func(format string, a ...any) error {
 			return &FileError{Path: path, Line: line, Msg: fmt.Sprintf(format, a...)}
 		}
@@ -216,7 +225,7 @@ func split(path string, data []byte) (fm []byte, fmLine int, body string, bodyLi
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	lines := strings.SplitAfter(string(data), "\n")
 	if len(lines) == 0 || strings.TrimRight(lines[0], " \t\r\n") != "---" {
-		return nil, 0, "", 0, &FileError{Path: path, Line: 1, Msg: fmt.Sprintf(
+		return nil, 0, "", 0, &FileError{Path: path, Line: 1, err: ErrNoFrontMatter, Msg: fmt.Sprintf(
 			"%v: an agent file starts with a --- line, its settings in YAML and another --- line, then the prompt", ErrNoFrontMatter)}
 	}
 	for i := 1; i < len(lines); i++ {
