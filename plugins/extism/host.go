@@ -79,6 +79,10 @@ var (
 	// ErrTrap is wrapped by a call whose guest trapped, exited or set an
 	// error.
 	ErrTrap = errors.New("plugin crashed")
+	// ErrRefused is wrapped when a host function refused what the guest
+	// asked for (a config key, a host or a request it was not granted),
+	// which traps it.
+	ErrRefused = errors.New("refused by the host")
 	// ErrOutputTooLarge is wrapped by output over max_output_bytes.
 	ErrOutputTooLarge = errors.New("output over the cap")
 	// ErrClosed is returned by calls after the plugin was closed.

@@ -57,8 +57,16 @@ var logLevels = map[string]zerolog.Level{
 	"log_warn": zerolog.WarnLevel, "log_error": zerolog.ErrorLevel,
 }
 
+// refusal is a host function's refusal, carried by the trap it causes
+// (wazero wraps a host function's panic value with %w).
+type refusal struct{ err error }
+
+func (r *refusal) Error() string        { return r.err.Error() }
+func (r *refusal) Unwrap() error        { return r.err }
+func (r *refusal) Is(target error) bool { return target == ErrRefused }
+
 // refuse traps the guest with err.
-func refuse(err error) { panic(err) }
+func refuse(err error) { panic(&refusal{err}) }
 
 // read returns the kernel memory block at offset.
 func read(fn string, cp *sdk.CurrentPlugin, offset uint64) []byte {

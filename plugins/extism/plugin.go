@@ -190,10 +190,16 @@ func isTrap(err error) bool {
 // cancellation, an exit (Go's runtime exits on a panic or when memory runs
 // out) or a trap, with the error the guest set before it stopped, if any.
 func (p *plugin) guestError(ctx context.Context, inst *instance, what string, err error) error {
+	var ref *refusal
+	if errors.As(err, &ref) {
+		return ref
+	}
 	said := ""
 	if inst != nil && inst.plugin != nil {
 		if set := inst.plugin.GetErrorWithContext(context.WithoutCancel(ctx)); set != "" && set != err.Error() {
 			said = fmt.Sprintf(" (it said: %s)", firstLine(set))
+		} else if line := inst.out.firstStderr(); line != "" {
+			said = fmt.Sprintf(" (it wrote to stderr: %s)", line)
 		}
 	}
 	var exit *sys.ExitError
@@ -215,7 +221,7 @@ func (p *plugin) guestError(ctx context.Context, inst *instance, what string, er
 // firstLine drops wazero's stack trace from an error message.
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
-	return line
+	return strings.TrimSuffix(line, " (recovered by wazero)")
 }
 
 // memoryHint is appended to a crash: a guest that ran out of memory

@@ -57,6 +57,9 @@ type logWriter struct {
 	buf     map[string]*bytes.Buffer
 	written int
 	dropped int
+	// first is the first line written to stderr since the last flush: a
+	// guest that crashes usually says why there first (Go: "panic: ...").
+	first string
 }
 
 func newLogWriter(log zerolog.Logger, attr string) *logWriter {
@@ -105,6 +108,9 @@ func (w *logWriter) write(stream string, b []byte) {
 }
 
 func (w *logWriter) line(stream string, b []byte) {
+	if stream == "stderr" && w.first == "" {
+		w.first = strings.TrimSpace(string(b))
+	}
 	w.log.Info().Str("attribution", w.attr).Str("stream", stream).Msg(strings.TrimRight(string(b), "\r"))
 }
 
@@ -122,5 +128,19 @@ func (w *logWriter) flush() {
 	if w.dropped > 0 {
 		w.log.Warn().Str("attribution", w.attr).Int("dropped_bytes", w.dropped).Msg("plugin output to stdout/stderr over the cap was dropped")
 	}
-	w.written, w.dropped = 0, 0
+	w.written, w.dropped, w.first = 0, 0, ""
+}
+
+// firstStderr returns the first line the guest wrote to stderr since the
+// last flush, partial lines included.
+func (w *logWriter) firstStderr() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.first == "" {
+		if b := w.buf["stderr"]; b != nil {
+			line, _, _ := strings.Cut(b.String(), "\n")
+			return strings.TrimSpace(line)
+		}
+	}
+	return w.first
 }
