@@ -36,6 +36,8 @@ type File struct {
 	TimeoutSeconds int
 	MaxOutputBytes int
 	Prompt         *Template
+	// Body is the prompt's source text.
+	Body string
 
 	// lines remembers where each key is, for later messages.
 	lines map[string]int
@@ -161,6 +163,7 @@ func ParseFile(path string, data []byte) (f *File, err error) {
 				k.Value, didYouMean(k.Value, frontMatterKeys), strings.Join(frontMatterKeys, ", "))}
 		}
 	}
+	f.Body = body
 	if f.Prompt, err = ParseTemplate(body, bodyLine); err != nil {
 		var le *lineError
 		if errors.As(err, &le) {

@@ -207,6 +207,15 @@ func Check(cfg *config.Config, opts Options) []Problem {
 	return l.problems
 }
 
+// Inspect reads and checks the agents of cfg as [Check] does, and returns
+// them too, without building models or tools: what `talon agents list`
+// and `show` print. Agents whose files do not parse are left out.
+func Inspect(cfg *config.Config, opts Options) (*Set, []Problem) {
+	l := newLoader(cfg, opts)
+	l.run(false)
+	return l.set, l.problems
+}
+
 // Tool returns the model-visible name of the agent called name:
 // agent__<name>, sanitized ("my.agent" -> "agent__my_agent").
 //

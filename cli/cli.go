@@ -151,7 +151,7 @@ person where policy says so, and records what ran.`,
 	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
 
 	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e), newSandboxCmd(e), newSandboxHelperCmd())
-	root.AddCommand(newPluginsCmd(e))
+	root.AddCommand(newPluginsCmd(e), newAgentsCmd(e))
 	root.AddCommand(newCompletionCmd(root))
 	groupsRefuseUnknown(root)
 	return root
@@ -293,7 +293,7 @@ func (e *env) protectSecrets(cfg *config.Config, log zerolog.Logger) {
 	if e.io.Getenv != nil {
 		return
 	}
-	if err := secret.Protect(secret.Referenced(cfg)); err != nil {
+	if err := secret.Protect(append(secret.Referenced(cfg), cfg.ModelKeyEnvs()...)); err != nil {
 		log.Warn().Err(err).Msg("talon's secrets are only partly hidden from the processes it starts")
 	}
 }
@@ -339,8 +339,11 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 	for _, w := range commands.Warnings {
 		fmt.Fprintf(e.io.ErrOut, "talon: warning: %s\n", w)
 	}
-	tools := commands.Tools
-	var messages []runtime.MessageSource
+	agentTools, messages, err := e.loadAgents(cfg, log, func(w string) { fmt.Fprintf(e.io.ErrOut, "talon: warning: %s\n", w) })
+	if err != nil {
+		return nil, err
+	}
+	tools := append(slices.Clone(commands.Tools), agentTools...)
 	if cfg.Plugins.Enabled && e.plugins == nil {
 		set, err := plugins.Load(context.Background(), plugins.Options{Config: cfg, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log})
 		if err != nil {

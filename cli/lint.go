@@ -196,6 +196,7 @@ func (l *linter) run(e *env, src config.Source, data []byte, cwd string) {
 	l.optional(cfg)
 	l.mcpServers(cfg)
 	l.plugins(cfg, ws, e.dataDir(cfg))
+	l.agentsLint(cfg, lookupEnv(e.io), cwd)
 }
 
 // loadErrors turns what config.Load returned into findings.

@@ -419,7 +419,15 @@ func (s *serving) commandTools(cfg *config.Config, warn bool) ([]tool.Tool, erro
 			s.log.Warn().Msg(w)
 		}
 	}
-	return slices.Clone(commands.Tools), nil
+	agentTools, _, err := s.e.loadAgents(cfg, s.log, func(w string) {
+		if warn {
+			s.log.Warn().Msg(w)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clone(commands.Tools), agentTools...), nil
 }
 
 // banner tells the operator what is served and how to connect to it.

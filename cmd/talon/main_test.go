@@ -53,6 +53,8 @@ func scriptParams(dir string) testscript.Params {
 			"mktar":         mkTar,
 			"evil-tar":      evilTar,
 			"wasm-append":   wasmAppend,
+			"fake-model":    fakeModel,
+			"model-saw":     modelSaw,
 		},
 		Condition: func(cond string) (bool, error) {
 			switch cond {
