@@ -489,6 +489,10 @@ type PluginEntry struct {
 	FSWrite      []string       `toml:"fs_write"`
 	Secrets      []string       `toml:"secrets"`
 	Config       map[string]any `toml:"config"`
+	// Rename gives the plugin's tools other names (tool = alias): a tool
+	// whose name clashes with a built-in or another plugin's is left out
+	// unless renamed. Policies and receipts see the alias.
+	Rename map[string]string `toml:"rename"`
 }
 
 // Enabled reports whether the entry is enabled (default true).

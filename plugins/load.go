@@ -76,11 +76,12 @@ func (s *Set) warnf(format string, a ...any) {
 // trusted key.
 //
 // A plugin that fails any step is skipped with a warning; the others load.
-// Tool names are then made safe: a tool may not take a built-in's name or
-// a reserved form (containing "__"), and two plugins may not share a name;
-// such tools become "<plugin>_<tool>", or are skipped when that is still
-// not a usable name. Each tool's tier is raised to its grants' floor (see
-// [manifest.Grants.TierFloor]).
+// A tool keeps the name it describes, or the alias the operator gives it
+// in [[plugins.entries]] rename; names never move on their own. A tool
+// whose name takes a built-in's, a reserved form (containing "__") or a
+// name another plugin's tool also claims is left out, with a warning that
+// names both and the rename that would let it in. Each tool's tier is
+// raised to its grants' floor (see [manifest.Grants.TierFloor]).
 //
 // # Errors
 //

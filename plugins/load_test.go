@@ -414,6 +414,7 @@ func TestLoadRefusals(t *testing.T) {
 	f.plugin("mismatch", pluginSpec{badSum: true})
 	f.plugin("broken", pluginSpec{})
 	f.plugin("sub", pluginSpec{kind: manifest.KindProcess})
+	f.plugin("servlet", pluginSpec{kind: manifest.KindExtism})
 	f.plugin("grantless", pluginSpec{extra: "[permissions]\nfs_read = [\"escape\"]\n"})
 	if err := os.Symlink(t.TempDir(), filepath.Join(f.ws, "escape")); err != nil {
 		t.Fatal(err)
@@ -438,6 +439,7 @@ func TestLoadRefusals(t *testing.T) {
 		"plugin mismatch skipped: plugin entry does not match its sha256",
 		"plugin broken skipped: load plugin broken: the module does not compile",
 		"plugin sub skipped: no host for this plugin kind: plugin sub is a process plugin, and this talon was built without the plugins-process feature (build tag talon_no_plugins_process)",
+		"plugin servlet skipped: no host for this plugin kind: plugin servlet is an extism plugin, and this talon was built without the plugins-wasm feature (build tag talon_no_plugins_wasm)",
 		"plugin grantless skipped: invalid plugin grant",
 		"plugin unparsable skipped:",
 		`plugin other-name skipped: its plugin.toml says name = "misnamed"`,
@@ -446,11 +448,14 @@ func TestLoadRefusals(t *testing.T) {
 			t.Errorf("missing warning %q in\n%s", w, strings.Join(set.Warnings, "\n"))
 		}
 	}
-	if len(problems(set)) != 6 {
+	if len(problems(set)) != 7 {
 		t.Errorf("warnings:\n%s", strings.Join(set.Warnings, "\n"))
 	}
 }
 
+// TestLoadNames: a plugin tool keeps the name it describes, or the alias
+// the operator gives it; a name that clashes with a built-in or another
+// plugin's tool is refused with a warning naming both, never renamed.
 func TestLoadNames(t *testing.T) {
 	f := newFixture(t)
 	spec := func(name string, tier tool.Tier) tool.Tool {
@@ -458,27 +463,37 @@ func TestLoadNames(t *testing.T) {
 	}
 	h := &fakeHost{kind: manifest.KindWASM, tools: map[string][]tool.Tool{
 		"one":   {spec("search", tool.Low), spec("shell", tool.Low), spec("tool__x", tool.Low), spec("a__b", tool.Low), spec("unique", tool.Low)},
-		"two":   {spec("search", tool.Low), spec("dup", tool.Low), spec("dup", tool.Low), spec("bad name", tool.Low), spec(strings.Repeat("x", 60), tool.Low)},
-		"three": {spec("search", tool.Low), spec(strings.Repeat("x", 60), tool.Low)},
+		"two":   {spec("search", tool.Low), spec("dup", tool.Low), spec("dup", tool.Low), spec("bad name", tool.Low), spec("reverse", tool.Low)},
+		"three": {spec("search", tool.Low), spec("reverse", tool.Low), spec("lookup", tool.Low)},
+		"four":  {spec("echo_args", tool.Low), spec("count", tool.Low)},
 	}}
 	useHost(t, h)
-	for _, n := range []string{"one", "two", "three"} {
+	for _, n := range []string{"one", "two", "three", "four"} {
 		f.plugin(n, pluginSpec{})
 	}
-	set := f.load(f.config(autoOn))
-	// "two_" + 60 characters is exactly the 64 allowed; "three_" is not.
-	want := []string{"dup", "one_search", "one_shell", "three_search", "two_search", "two_" + strings.Repeat("x", 60), "unique"}
+	set := f.load(f.config(autoOn + `
+[[plugins.entries]]
+name = "two"
+rename = { reverse = "text_reverse", nosuch = "x" }
+
+[[plugins.entries]]
+name = "four"
+rename = { echo_args = "shell", count = "lookup" }
+`))
+	want := []string{"dup", "reverse", "text_reverse", "unique"}
 	if got := toolNames(set); !slices.Equal(got, want) {
 		t.Fatalf("tools %v, want %v\n%s", got, want, strings.Join(set.Warnings, "\n"))
 	}
 	for _, w := range []string{
-		`plugin one: tool "shell" is the name of a built-in tool; it is renamed to "one_shell"`,
+		`plugin one: tool "shell" has the name of the built-in tool shell, so it is left out; give it another name in the plugin's [[plugins.entries]], e.g. rename = { shell = "one_shell" }`,
 		`plugin one: tool "tool__x" contains "__"`,
 		`plugin one: tool "a__b" contains "__"`,
-		`plugins one, three, two all have a tool named "search"; they are renamed to <plugin>_search`,
+		`plugins one, three and two all describe a tool named "search", so it is left out of each; give it another name in their [[plugins.entries]], e.g. rename = { search = "one_search" }`,
 		`plugin two describes tool "dup" twice`,
 		`plugin two: tool skipped: tool name "bad name"`,
-		`plugin three: tool "xxxxxxxx`,
+		`plugin two: [[plugins.entries]] rename names tool "nosuch", which the plugin does not describe`,
+		`plugin four: tool "echo_args" renamed "shell" has the name of the built-in tool shell`,
+		`plugins four (count renamed "lookup") and three both describe a tool named "lookup"`,
 	} {
 		if !warned(set, w) {
 			t.Errorf("missing warning %q in\n%s", w, strings.Join(set.Warnings, "\n"))
@@ -493,10 +508,13 @@ func TestLoadNames(t *testing.T) {
 		if err != nil || !strings.HasPrefix(res.Output.Text, "ran ") {
 			t.Errorf("%s does not run the plugin's tool: %v %v", s.Name, res, err)
 		}
+		if s.Name == "text_reverse" && (s.Attribution.Alias != "two" || res.Output.Text != "ran reverse") {
+			t.Errorf("the alias runs %q of %s", res.Output.Text, s.Attribution)
+		}
 	}
 	for _, r := range set.Plugins {
-		if r.Name == "one" && !slices.Contains(r.Tools, "one_search") {
-			t.Errorf("report of one lists %v", r.Tools)
+		if r.Name == "two" && !slices.Equal(r.Tools, []string{"dup", "text_reverse"}) {
+			t.Errorf("report of two lists %v", r.Tools)
 		}
 	}
 }

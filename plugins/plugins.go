@@ -47,8 +47,9 @@ type Env struct {
 // Loaded is one plugin a host has prepared.
 type Loaded interface {
 	// Tools are the plugin's tools as it describes them, with
-	// Spec.Attribution {Kind: wasm|process, Alias: plugin name}. Their
-	// names may still be renamed by the loader on a clash.
+	// Spec.Attribution {Kind: wasm|extism|process, Alias: plugin name}.
+	// The loader gives them the operator's aliases, and leaves out the
+	// ones whose names clash.
 	Tools() []tool.Tool
 	// Close releases instances and processes; calls after Close fail.
 	Close(ctx context.Context) error

@@ -121,11 +121,20 @@ func (r *Report) Refusal() error {
 	return nil
 }
 
-// missingHost explains which build feature left a kind's host out.
+// missingHost explains which build feature left a kind's host out. The
+// Extism host runs on wazero, so the plugins-wasm feature carries it too.
 func missingHost(name string, kind manifest.Kind) error {
-	feature, tag := "plugins-"+string(kind), "talon_no_plugins_"+string(kind)
-	return fmt.Errorf("%w: plugin %s is a %s plugin, and this talon was built without the %s feature (build tag %s); use a build that includes it",
-		ErrNoHost, name, kind, feature, tag)
+	host := string(kind)
+	if kind == manifest.KindExtism {
+		host = string(manifest.KindWASM)
+	}
+	feature, tag := "plugins-"+host, "talon_no_plugins_"+host
+	article := "a"
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		article = "an"
+	}
+	return fmt.Errorf("%w: plugin %s is %s %s plugin, and this talon was built without the %s feature (build tag %s); use a build that includes it",
+		ErrNoHost, name, article, kind, feature, tag)
 }
 
 // Dir returns plugins_dir: [plugins] dir (a leading ~/ is the home

@@ -21,7 +21,20 @@ import (
 type named struct {
 	p    *plugin
 	t    tool.Tool
-	name string
+	name string // the final name: its own, or the operator's alias
+	// alias reports that the operator renamed the tool.
+	alias bool
+	// out reports that the name clashes and the tool is left out.
+	out bool
+}
+
+// claimant describes who claims a name: the plugin, and the tool's own
+// name when the name is an alias.
+func (n *named) claimant() string {
+	if n.alias {
+		return fmt.Sprintf("%s (%s renamed %q)", n.p.report.Name, n.t.Spec().Name, n.name)
+	}
+	return n.p.report.Name
 }
 
 // finish names the tools of the loaded plugins, wraps them and collects
@@ -31,22 +44,10 @@ func (s *Set) finish(loaded []*plugin) {
 	for _, p := range loaded {
 		s.loaded = append(s.loaded, p.loaded)
 		s.Plugins = append(s.Plugins, p.report)
-		seen := map[string]bool{}
-		for _, t := range p.loaded.Tools() {
-			n := t.Spec().Name
-			if seen[n] {
-				s.warnf("plugin %s describes tool %q twice; the second is skipped", p.report.Name, n)
-				continue
-			}
-			seen[n] = true
-			final, ok := s.ownName(p.report.Name, n)
-			if !ok {
-				continue
-			}
-			all = append(all, &named{p: p, t: t, name: final})
-		}
+		all = append(all, s.ownNames(p)...)
 	}
-	// A name two plugins share is given to neither: both are prefixed.
+	// A name two tools claim belongs to neither: each is left out, so a
+	// tool's meaning never depends on which plugin loaded first.
 	owners := map[string][]*named{}
 	for _, n := range all {
 		owners[n.name] = append(owners[n.name], n)
@@ -59,20 +60,23 @@ func (s *Set) finish(loaded []*plugin) {
 	}
 	sort.Strings(clashes)
 	for _, name := range clashes {
+		ns := owners[name]
+		sort.Slice(ns, func(i, j int) bool { return ns[i].p.report.Name < ns[j].p.report.Name })
 		var who []string
-		for _, n := range owners[name] {
-			who = append(who, n.p.report.Name)
-			n.name = n.p.report.Name + "_" + name
+		for _, n := range ns {
+			who = append(who, n.claimant())
+			n.out = true
 		}
-		s.warnf("plugins %s all have a tool named %q; they are renamed to <plugin>_%s", strings.Join(who, ", "), name, name)
+		all := "all"
+		if len(who) == 2 {
+			all = "both"
+		}
+		s.warnf("plugins %s %s describe a tool named %q, so it is left out of each; give it another name in their [[plugins.entries]], e.g. rename = { %s = %q }",
+			joinAnd(who), all, name, ns[0].t.Spec().Name, suggestName(ns[0].p.report.Name, ns[0].t.Spec().Name))
 	}
 	taken := map[string]bool{}
 	for _, n := range all {
-		if err := usable(n.name); err != nil || taken[n.name] {
-			if err == nil {
-				err = fmt.Errorf("another plugin tool already has that name")
-			}
-			s.warnf("plugin %s: tool %q skipped: %v", n.p.report.Name, n.t.Spec().Name, err)
+		if n.out {
 			continue
 		}
 		taken[n.name] = true
@@ -146,44 +150,90 @@ func ownsID(id string, p *plugin, own []string, finalOwner map[string]*plugin) b
 	return false
 }
 
-// ownName checks a plugin tool's own name; a built-in's name or a reserved
-// form is replaced by "<plugin>_<tool>" with a warning. ok is false when
-// the tool is skipped.
-func (s *Set) ownName(plugin, name string) (string, bool) {
-	if err := tool.ValidateName(name); err != nil {
-		s.warnf("plugin %s: tool skipped: %v", plugin, err)
-		return "", false
+// ownNames checks one plugin's tool names and applies the operator's
+// aliases ([[plugins.entries]] rename). A tool whose name (or alias) is
+// not a valid tool name, contains "__" (reserved for command and MCP
+// tools) or is a built-in's is left out with a warning that names both
+// and says how to rename it; so is the second tool of a name the plugin
+// describes twice.
+func (s *Set) ownNames(p *plugin) []*named {
+	plugin := p.report.Name
+	var rename map[string]string
+	if p.report.Entry != nil {
+		rename = p.report.Entry.Rename
 	}
-	why := ""
-	if _, builtin := toolfactory.Lookup(name); builtin {
-		why = "is the name of a built-in tool"
-	} else if strings.Contains(name, "__") {
-		why = "contains \"__\", which is reserved for command and MCP tools"
+	var out []*named
+	seen := map[string]bool{}
+	for _, t := range p.loaded.Tools() {
+		n := t.Spec().Name
+		if err := tool.ValidateName(n); err != nil {
+			s.warnf("plugin %s: tool skipped: %v", plugin, err)
+			continue
+		}
+		if seen[n] {
+			s.warnf("plugin %s describes tool %q twice; the second is skipped", plugin, n)
+			continue
+		}
+		seen[n] = true
+		final, alias := n, false
+		if a, ok := rename[n]; ok {
+			final, alias = a, true
+		}
+		what := fmt.Sprintf("tool %q", n)
+		if alias {
+			what = fmt.Sprintf("tool %q renamed %q", n, final)
+			if err := tool.ValidateName(final); err != nil {
+				s.warnf("plugin %s: %s is left out: %v; fix its rename in [[plugins.entries]]", plugin, what, err)
+				continue
+			}
+		}
+		fix := fmt.Sprintf("give it another name in the plugin's [[plugins.entries]], e.g. rename = { %s = %q }", n, suggestName(plugin, n))
+		if alias {
+			fix = "choose another name in its [[plugins.entries]] rename"
+		}
+		if _, builtin := toolfactory.Lookup(final); builtin {
+			s.warnf("plugin %s: %s has the name of the built-in tool %s, so it is left out; %s", plugin, what, final, fix)
+			continue
+		}
+		if strings.Contains(final, "__") {
+			s.warnf("plugin %s: %s contains \"__\", which is reserved for command and MCP tools, so it is left out; %s", plugin, what, fix)
+			continue
+		}
+		out = append(out, &named{p: p, t: t, name: final, alias: alias})
 	}
-	if why == "" {
-		return name, true
+	keys := make([]string, 0, len(rename))
+	for k := range rename {
+		keys = append(keys, k)
 	}
-	renamed := plugin + "_" + name
-	if err := usable(renamed); err != nil {
-		s.warnf("plugin %s: tool %q %s, and %q is not usable either (%v); the tool is skipped", plugin, name, why, renamed, err)
-		return "", false
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !seen[k] {
+			s.warnf("plugin %s: [[plugins.entries]] rename names tool %q, which the plugin does not describe; remove it or check `talon plugins inspect %s`", plugin, k, plugin)
+		}
 	}
-	s.warnf("plugin %s: tool %q %s; it is renamed to %q", plugin, name, why, renamed)
-	return renamed, true
+	return out
 }
 
-// usable reports whether a final name may be shown to a model.
-func usable(name string) error {
-	if err := tool.ValidateName(name); err != nil {
-		return err
+// suggestName proposes an alias for a plugin's tool: "<plugin>_<tool>"
+// with "__" folded and dashes of the plugin's name as underscores, cut to
+// 64 characters.
+func suggestName(plugin, name string) string {
+	out := strings.ReplaceAll(plugin, "-", "_") + "_" + name
+	for strings.Contains(out, "__") {
+		out = strings.ReplaceAll(out, "__", "_")
 	}
-	if _, builtin := toolfactory.Lookup(name); builtin {
-		return fmt.Errorf("%q is the name of a built-in tool", name)
+	if len(out) > 64 {
+		out = out[:64]
 	}
-	if strings.Contains(name, "__") {
-		return fmt.Errorf("%q contains \"__\", which is reserved for command and MCP tools", name)
+	return out
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
-	return nil
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // wrap gives a plugin tool its final name, its plugin's attribution and a

@@ -36,17 +36,17 @@ func TestWATEcho(t *testing.T) {
 	wasm := pluginbuild.WAT(t, "../examples/wat-echo/echo.wat")
 	l, logs := mustLoad(t, New(Options{}), fixture{name: "wat-echo", wasm: wasm})
 	for i := range 3 { // the allocator resets between calls
-		res := call(t, l, "echo", fmt.Sprintf(`{"n":%d,"s":"é\"x"}`, i))
+		res := call(t, l, "echo_args", fmt.Sprintf(`{"n":%d,"s":"é\"x"}`, i))
 		if !res.Success {
 			t.Fatalf("echo: %s", res.Error)
 		}
 		got, _ := json.Marshal(res.Output.Data)
-		want := fmt.Sprintf(`{"arguments":{"n":%d,"s":"é\"x"},"name":"echo"}`, i)
+		want := fmt.Sprintf(`{"arguments":{"n":%d,"s":"é\"x"},"name":"echo_args"}`, i)
 		if string(got) != want {
 			t.Fatalf("data = %s, want %s", got, want)
 		}
 	}
-	if !strings.Contains(logs.String(), `"attribution":"wasm.wat-echo","tool":"echo","message":"echo was called"`) {
+	if !strings.Contains(logs.String(), `"attribution":"wasm.wat-echo","tool":"echo_args","message":"echo was called"`) {
 		t.Fatalf("log line missing:\n%s", logs)
 	}
 }

@@ -46,7 +46,7 @@ func TestLoadRefusesBadModules(t *testing.T) {
 	}
 	// The host still loads a good plugin.
 	l, _ := mustLoad(t, h, fixture{name: "wat-echo", wasm: pluginbuild.WAT(t, "../examples/wat-echo/echo.wat")})
-	wantText(t, call(t, l, "echo", `{}`), `"name":"echo"`)
+	wantText(t, call(t, l, "echo_args", `{}`), `"name":"echo_args"`)
 }
 
 func TestBadResponsesAreFailedResults(t *testing.T) {
@@ -354,7 +354,7 @@ func TestRecycling(t *testing.T) {
 		l, _ := mustLoad(t, New(Options{MaxCalls: 2}), fixture{name: "wat-echo", wasm: pluginbuild.WAT(t, "../examples/wat-echo/echo.wat")})
 		p := l.(*plugin)
 		for range 5 {
-			wantText(t, call(t, p, "echo", `{}`), `"name":"echo"`)
+			wantText(t, call(t, p, "echo_args", `{}`), `"name":"echo_args"`)
 		}
 		// calls 1-2 on the first instance (describe's), 3-4 on a second,
 		// 5 on a third.

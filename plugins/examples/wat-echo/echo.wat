@@ -1,5 +1,5 @@
 ;; wat-echo: a talon plugin written by hand in WebAssembly text, to show
-;; that ABI v1 (plugins/ABI.md) needs nothing from Go. Its one tool, echo,
+;; that ABI v1 (plugins/ABI.md) needs nothing from Go. Its one tool, echo_args,
 ;; returns the call document it received as structured content, and logs
 ;; a line through the host's log function.
 ;;
@@ -11,7 +11,7 @@
   (memory (export "memory") 1)
 
   ;; talon_describe's document, at 16
-  (data (i32.const 16) "{\"tools\":[{\"name\":\"echo\",\"description\":\"Return the arguments as they were given.\",\"inputSchema\":{\"type\":\"object\"},\"tier\":\"low\"}]}")
+  (data (i32.const 16) "{\"tools\":[{\"name\":\"echo_args\",\"description\":\"Return the arguments as they were given.\",\"inputSchema\":{\"type\":\"object\"},\"tier\":\"low\"}]}")
   ;; the text logged on each call, at 512 (15 bytes)
   (data (i32.const 512) "echo was called")
   ;; the wrapper around the echoed document: 34 bytes at 768, 1 at 832
@@ -49,9 +49,9 @@
         (global.set $live (i32.const 0))
         (global.set $next (i32.const 1024)))))
 
-  ;; 129 bytes at 16
+  ;; 134 bytes at 16
   (func (export "talon_describe") (result i64)
-    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 129)))
+    (i64.or (i64.shl (i64.const 16) (i64.const 32)) (i64.const 134)))
 
   ;; talon_call(ptr, len): copy the wrapper, the request and "}" into a
   ;; new buffer and return it.
