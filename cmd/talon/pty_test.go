@@ -21,7 +21,10 @@ func talonOnTTY(t *testing.T, dir string, args ...string) (*exec.Cmd, *os.File) 
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
-	cmd.Env = []string{"TALON_TEST_AS_TALON=1", "HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, ".data"), "PATH=" + os.Getenv("PATH")}
+	// HOME is beside the workspace: talon refuses a workspace that is
+	// HOME or holds its data.
+	home := dir + ".home"
+	cmd.Env = []string{"TALON_TEST_AS_TALON=1", "HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, ".data"), "PATH=" + os.Getenv("PATH")}
 	f, err := pty.Start(cmd)
 	if err != nil {
 		t.Fatal(err)
