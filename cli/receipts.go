@@ -117,7 +117,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 }
 
 func newReceiptsShowCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, tree bool
 	cmd := &cobra.Command{
 		Use:   "show ID|TOKEN|CHAIN:SEQ|SEQ",
 		Short: "Show every field of one receipt",
@@ -139,6 +139,13 @@ func newReceiptsShowCmd(e *env) *cobra.Command {
 				}
 				return err
 			}
+			if tree {
+				n, err := receipts.Tree(e.receiptsDir(cfg), r.ID)
+				if err != nil {
+					return err
+				}
+				return receipts.WriteTree(cmd.OutOrStdout(), n)
+			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
@@ -146,6 +153,7 @@ func newReceiptsShowCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the stored record")
+	cmd.Flags().BoolVar(&tree, "tree", false, "print the receipt with the receipts issued inside it (a subagent's calls), as a tree")
 	return cmd
 }
 

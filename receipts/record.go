@@ -86,6 +86,10 @@ type Receipt struct {
 	// Torn lists torn tails that the writer found when it opened the store;
 	// set only on the first record of a segment.
 	Torn []TornNote
+	// Delegation is set on the receipt of a call that ran other calls
+	// through the runtime (a subagent): what it ran on, and the receipts
+	// issued inside it.
+	Delegation *Delegation
 
 	raw []byte // canonical bytes with sig, without the newline
 }
@@ -96,6 +100,19 @@ type Rotation struct {
 	FromPubKey string // from_pubkey: standard base64; empty when unknown
 	PubKey     string // pubkey: standard base64 of the new key; key_id derives from it
 }
+
+// Delegation describes a call that made calls of its own: a subagent's
+// model loop. Zero members are left out of the record.
+type Delegation struct {
+	Model        string   // model: "<[models] name>/<model id>"
+	Rounds       int      // rounds: model turns
+	InputTokens  int64    // input_tokens
+	OutputTokens int64    // output_tokens
+	Inner        []string // inner: ids of the receipts issued inside, in issue order
+}
+
+// maxInner bounds the inner receipts one record lists.
+const maxInner = 100000
 
 // TornNote records a torn tail: bytes at the end of a segment that did not
 // form a valid record when the writer opened the store.
@@ -208,6 +225,7 @@ type wireRecord struct {
 	Attribution  string          `json:"attribution"`
 	Chain        *string         `json:"chain"`
 	Channel      string          `json:"channel"`
+	Delegation   *wireDelegation `json:"delegation"`
 	DurationMS   uint64          `json:"duration_ms"`
 	Endorsement  string          `json:"endorsement"`
 	ID           string          `json:"id"`
@@ -224,6 +242,14 @@ type wireRecord struct {
 	Tool         string          `json:"tool"`
 	Torn         []wireTorn      `json:"torn"`
 	V            int             `json:"v"`
+}
+
+type wireDelegation struct {
+	Inner        []string `json:"inner"`
+	InputTokens  int64    `json:"input_tokens"`
+	Model        string   `json:"model"`
+	OutputTokens int64    `json:"output_tokens"`
+	Rounds       int      `json:"rounds"`
 }
 
 type wireRotation struct {
@@ -353,6 +379,13 @@ func (w *wireRecord) receipt() (*Receipt, error) {
 		}
 		r.Args = w.Args
 	}
+	if w.Delegation != nil {
+		d, err := w.Delegation.delegation()
+		if err != nil {
+			return nil, err
+		}
+		r.Delegation = d
+	}
 	if w.Endorsement != "" {
 		if _, err := decodeSig(w.Endorsement); err != nil {
 			return nil, fmt.Errorf("endorsement: %v", err)
@@ -424,6 +457,9 @@ func appendRecord(b []byte, r *Receipt, withSig bool) []byte {
 	}
 	b = append(b, `,"channel":`...)
 	b = appendString(b, r.Channel)
+	if d := r.Delegation; d != nil {
+		b = appendDelegation(b, d)
+	}
 	b = append(b, `,"duration_ms":`...)
 	b = strconv.AppendInt(b, r.Duration.Milliseconds(), 10)
 	if withSig && r.Endorsement != "" {
@@ -593,4 +629,65 @@ func clip(s string) string {
 		return s[:40] + "..."
 	}
 	return s
+}
+
+// delegation checks a decoded delegation member.
+func (w *wireDelegation) delegation() (*Delegation, error) {
+	d := &Delegation{Model: w.Model, Rounds: w.Rounds, InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, Inner: w.Inner}
+	switch {
+	case d.Model == "" && d.Rounds == 0 && d.InputTokens == 0 && d.OutputTokens == 0 && len(d.Inner) == 0:
+		return nil, fmt.Errorf("delegation is empty")
+	case d.Rounds < 0 || d.InputTokens < 0 || d.OutputTokens < 0 || d.InputTokens > maxSafeInteger || d.OutputTokens > maxSafeInteger:
+		return nil, fmt.Errorf("delegation counts are out of range")
+	case len(d.Inner) > maxInner:
+		return nil, fmt.Errorf("delegation lists more than %d inner receipts", maxInner)
+	}
+	for _, id := range d.Inner {
+		if !validID(id) {
+			return nil, fmt.Errorf("delegation.inner holds %q, which is not a 26-character ULID", clip(id))
+		}
+	}
+	return d, nil
+}
+
+// appendDelegation appends the delegation member, its members in RFC 8785
+// order and zero ones left out.
+func appendDelegation(b []byte, d *Delegation) []byte {
+	b = append(b, `,"delegation":{`...)
+	sep := func() {
+		if b[len(b)-1] != '{' {
+			b = append(b, ',')
+		}
+	}
+	if len(d.Inner) > 0 {
+		b = append(b, `"inner":[`...)
+		for i, id := range d.Inner {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, id)
+		}
+		b = append(b, ']')
+	}
+	if d.InputTokens != 0 {
+		sep()
+		b = append(b, `"input_tokens":`...)
+		b = strconv.AppendInt(b, d.InputTokens, 10)
+	}
+	if d.Model != "" {
+		sep()
+		b = append(b, `"model":`...)
+		b = appendString(b, d.Model)
+	}
+	if d.OutputTokens != 0 {
+		sep()
+		b = append(b, `"output_tokens":`...)
+		b = strconv.AppendInt(b, d.OutputTokens, 10)
+	}
+	if d.Rounds != 0 {
+		sep()
+		b = append(b, `"rounds":`...)
+		b = strconv.AppendInt(b, int64(d.Rounds), 10)
+	}
+	return append(b, '}')
 }

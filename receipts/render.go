@@ -126,6 +126,18 @@ func WriteDetail(w io.Writer, r *Receipt) error {
 			row("endorsed", "yes, by "+r.Rotation.FromKeyID)
 		}
 	}
+	if d := r.Delegation; d != nil {
+		if d.Model != "" {
+			row("model", d.Model)
+		}
+		if d.Rounds > 0 {
+			row("rounds", strconv.Itoa(d.Rounds))
+			row("tokens", fmt.Sprintf("%d in, %d out", d.InputTokens, d.OutputTokens))
+		}
+		for _, id := range d.Inner {
+			row("inner", id)
+		}
+	}
 	for _, n := range r.Torn {
 		row("torn tail", fmt.Sprintf("%s offset %d, %d bytes, sha256 %s", n.Segment, n.Offset, n.Length, n.SHA256))
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,6 +52,10 @@ type Entry struct {
 	Result      string          // result text returned to the caller
 	Duration    time.Duration   // execution time; recorded in whole milliseconds
 	Time        time.Time       // when the call ran; zero means Options.Clock()
+	// Delegation, for a call that made calls of its own (a subagent),
+	// names its model, rounds and tokens and the receipts issued inside
+	// it; nil for every other call.
+	Delegation *Delegation
 }
 
 const (
@@ -506,6 +511,13 @@ func (s *Store) prepare(e Entry) (*Receipt, error) {
 		ArgsSHA256:   sha256Hex(args),
 		ResultSHA256: sha256Hex([]byte(e.Result)),
 		Duration:     e.Duration.Truncate(time.Millisecond),
+	}
+	if d := e.Delegation; d != nil {
+		c := &Delegation{Model: validUTF8(d.Model), Rounds: d.Rounds, InputTokens: d.InputTokens, OutputTokens: d.OutputTokens, Inner: slices.Clone(d.Inner)}
+		if _, err := (&wireDelegation{Model: c.Model, Rounds: c.Rounds, InputTokens: c.InputTokens, OutputTokens: c.OutputTokens, Inner: c.Inner}).delegation(); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidEntry, err)
+		}
+		r.Delegation = c
 	}
 	if s.storeArgs {
 		if r.Args, err = RedactArgs(args); err != nil {

@@ -23,6 +23,7 @@ const (
 	ReasonInserted     Reason = "inserted"      // a record that does not belong between its neighbours
 	ReasonRemoved      Reason = "removed"       // records are missing before this one
 	ReasonMalformed    Reason = "malformed"     // not a valid record at all
+	ReasonBrokenLink   Reason = "broken link"   // a delegation lists an inner receipt the chain does not hold before it
 )
 
 // Problem locates the first bad record of a chain.
@@ -154,6 +155,9 @@ func VerifyKeys(path string, keys []ed25519.PublicKey) Report {
 			rep.Problem = cr.Problem
 		}
 	}
+	if rep.Err == nil {
+		v.links.check(&rep, v.in.single)
+	}
 	if len(rep.Chains) == 1 {
 		c := rep.Chains[0]
 		rep.FirstSeq, rep.LastSeq, rep.Head = c.FirstSeq, c.LastSeq, c.Head
@@ -191,6 +195,7 @@ type verifier struct {
 	in      *logInput
 	trusted map[string]ed25519.PublicKey
 	signers map[string]bool
+	links   links
 }
 
 // chainVerifier walks one chain.
@@ -389,6 +394,7 @@ func (v *chainVerifier) walk() error {
 				return nil
 			}
 			e := &ents[j]
+			v.links.note(v.c, e)
 			v.have, v.seq, v.hash, v.keyID = true, e.rec.Seq, e.hash, e.rec.KeyID
 			v.signers[e.rec.KeyID] = true
 			v.rep.Records++

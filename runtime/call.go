@@ -315,7 +315,7 @@ func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error)
 		ev.Str("error", res.Error).Msg("call finished")
 		return res, nil
 	}
-	if rec, err := r.issue(ctx, p, res, start, took); err != nil {
+	if rec, err := r.issue(ctx, p, res, start, took, f); err != nil {
 		ev.Str("receipt_error", err.Error()).Msg("call finished; its receipt could not be recorded")
 	} else if rec != nil {
 		f.parent.addInner(rec.ID)
@@ -334,7 +334,7 @@ func (r *Runtime) execute(ctx context.Context, p *prepared) (tool.Result, error)
 // receipts are issued, and execute calls it only for a successful result:
 // denied, failed, timed-out, cancelled and schema-rejected calls never get
 // here.
-func (r *Runtime) issue(ctx context.Context, p *prepared, res tool.Result, start time.Time, took time.Duration) (*receipts.Receipt, error) {
+func (r *Runtime) issue(ctx context.Context, p *prepared, res tool.Result, start time.Time, took time.Duration, f *frame) (*receipts.Receipt, error) {
 	if r.opts.Receipts == nil || !p.receipts {
 		return nil, nil
 	}
@@ -350,6 +350,7 @@ func (r *Runtime) issue(ctx context.Context, p *prepared, res tool.Result, start
 		Result:      res.Output.Text,
 		Duration:    took,
 		Time:        start,
+		Delegation:  f.receiptDelegation(),
 	})
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -48,13 +49,6 @@ func (f *frame) addInner(id string) {
 	f.mu.Lock()
 	f.inner = append(f.inner, id)
 	f.mu.Unlock()
-}
-
-// innerIDs returns the receipts issued inside f so far.
-func (f *frame) innerIDs() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.inner)
 }
 
 // FromContext returns the runtime executing the tool whose context ctx is
@@ -105,4 +99,23 @@ func RecordDelegation(ctx context.Context, d Delegation) {
 	f.mu.Lock()
 	f.delegation = &d
 	f.mu.Unlock()
+}
+
+// receiptDelegation is what the receipt of f's call records about the
+// calls made inside it; nil when there were none and nothing was
+// reported.
+func (f *frame) receiptDelegation() *receipts.Delegation {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.delegation == nil && len(f.inner) == 0 {
+		return nil
+	}
+	d := &receipts.Delegation{Inner: slices.Clone(f.inner)}
+	if r := f.delegation; r != nil {
+		d.Model, d.Rounds, d.InputTokens, d.OutputTokens = r.Model, r.Rounds, r.InputTokens, r.OutputTokens
+	}
+	if d.Model == "" && d.Rounds == 0 && d.InputTokens == 0 && d.OutputTokens == 0 && len(d.Inner) == 0 {
+		return nil
+	}
+	return d
 }
