@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,15 @@ type docBlock struct {
 	file string
 	line int
 	cmds []docCmd
+	// files are the blocks marked file=PATH above it in its document,
+	// written into the workspace before its commands run.
+	files []docFile
+}
+
+// docFile is a fenced block whose info string names a file, such as
+// ```toml file=talon.toml.
+type docFile struct {
+	path, text string
 }
 
 type docCmd struct {
@@ -55,7 +65,20 @@ func TestDocExamples(t *testing.T) {
 				if err := os.WriteFile(filepath.Join(ws, "README.md"), readme, 0o644); err != nil {
 					t.Fatal(err)
 				}
+				model := startDocModel(t, filepath.Base(f))
+				for _, df := range b.files {
+					p := filepath.Join(ws, df.path)
+					if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(p, []byte(model.replace(df.text)), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
 				for _, c := range b.cmds {
+					for i := range c.args {
+						c.args[i] = model.replace(c.args[i])
+					}
 					runDocCmd(t, b.file, home, ws, c)
 				}
 			})
@@ -97,12 +120,22 @@ func parseDocBlocks(t *testing.T, path string) []docBlock {
 	}
 	var blocks []docBlock
 	var cur *docBlock
+	var files []docFile
+	var file *docFile
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for ln := 1; sc.Scan(); ln++ {
 		line := sc.Text()
 		switch {
+		case file != nil && strings.TrimSpace(line) == "```":
+			files = append(files, *file)
+			file = nil
+		case file != nil:
+			file.text += line + "\n"
+		case cur == nil && strings.HasPrefix(line, "```") && strings.Contains(line, " file="):
+			_, name, _ := strings.Cut(line, " file=")
+			file = &docFile{path: strings.TrimSpace(name)}
 		case cur == nil && strings.TrimSpace(line) == "```console":
-			cur = &docBlock{file: path, line: ln}
+			cur = &docBlock{file: path, line: ln, files: slices.Clone(files)}
 		case cur != nil && strings.TrimSpace(line) == "```":
 			blocks = append(blocks, *cur)
 			cur = nil
