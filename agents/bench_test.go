@@ -27,7 +27,9 @@ func (noop) Spec() tool.Spec {
 		Tier: tool.Low, Attribution: tool.Attribution{Kind: tool.KindCommand, Alias: "noop"}}
 }
 
-func (noop) Execute(context.Context, json.RawMessage) (tool.Result, error) { return tool.Text("ok"), nil }
+func (noop) Execute(context.Context, json.RawMessage) (tool.Result, error) {
+	return tool.Text("ok"), nil
+}
 
 // BenchmarkAgentRound measures what the loop adds to a round besides the
 // model endpoint's own latency and the tool's own cost. In the same run it
