@@ -14,14 +14,16 @@ import (
 // thread and a child inherits its forking thread's, so the child is forked
 // from a thread of its own whose niceness was raised; that thread is
 // thrown away with its goroutine (it is never unlocked), since lowering it
-// back would need privileges. A child with a parent-death signal needs its
-// forking thread to live as long as it does, so it is reniced right after
-// it starts instead.
+// back would need privileges. Outside the sandbox a child with a
+// parent-death signal needs its forking thread to live as long as it
+// does, so it is reniced right after it starts instead; under the sandbox
+// the helper ends with talon's process through a pipe and needs no such
+// signal.
 func StartNice(cmd *exec.Cmd, n int) error {
 	if n == 0 {
 		return Start(cmd)
 	}
-	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 {
+	if cmd.SysProcAttr != nil && cmd.SysProcAttr.Pdeathsig != 0 && !wrapsWithDeathPipe(active.Load()) {
 		return startReniced(cmd, n)
 	}
 	errc := make(chan error, 1)

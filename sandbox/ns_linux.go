@@ -120,6 +120,15 @@ func passDeath(cmd *exec.Cmd) int {
 	return 2 + len(cmd.ExtraFiles)
 }
 
+func clearParentDeath(a *syscall.SysProcAttr) { a.Pdeathsig = 0 }
+
+// wrapsWithDeathPipe reports whether st routes children through the
+// helper with the death pipe: then a parent-death signal is not needed.
+func wrapsWithDeathPipe(st *state) bool {
+	r, w := death()
+	return st != nil && st.status.Mode != Off && st.status.Active && r != nil && w != nil
+}
+
 // reaper is talon's side of the fallback without namespaces: talon is a
 // child subreaper, so what a killed helper leaves behind is reparented to
 // talon, and sweep kills it.

@@ -20,3 +20,5 @@ func passDeath(*exec.Cmd) int { return 0 }
 func setSubreaper(bool) {}
 
 func sweep() {}
+
+func clearParentDeath(*syscall.SysProcAttr) {}

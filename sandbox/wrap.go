@@ -16,9 +16,9 @@ var eager sync.Map // *exec.Cmd -> struct{}
 // wrap routes cmd through the helper when the sandbox is active: the
 // helper (in new PID and mount namespaces where they work) restricts
 // itself, then starts cmd's program with cmd's argv, so what runs is
-// exactly what was planned, and stays as its init. It returns the call's private
-// temp dir ("" when unwrapped), which the caller removes when the child
-// is gone.
+// exactly what was planned, and stays as its init. It returns the call's
+// private temp dir ("" when unwrapped), which the caller removes when the
+// child is gone.
 //
 // A program that does not exist is left unwrapped so that starting it
 // fails the ordinary way, with [fs.ErrNotExist].
@@ -56,7 +56,13 @@ func wrapWith(st *state, cmd *exec.Cmd) (string, error) {
 		}
 		cloneInto(cmd.SysProcAttr, st.userNS)
 	}
-	cmd.Args = st.helperArgs(path, argv, tmp, passDeath(cmd))
+	death := passDeath(cmd)
+	if death > 0 && cmd.SysProcAttr != nil {
+		// The death pipe ends the helper when talon's process ends; a
+		// parent-death signal would end it with the forking thread.
+		clearParentDeath(cmd.SysProcAttr)
+	}
+	cmd.Args = st.helperArgs(path, argv, tmp, death)
 	cmd.Path = st.helper
 	return tmp, nil
 }

@@ -43,6 +43,9 @@ func Exec(args []string) int {
 		return 126
 	}
 	runtime.LockOSThread() // mounts and namespaces are set up from the main thread
+	if s.Child {
+		return restrictAndExec(s, rest)
+	}
 	if s.Death > 0 {
 		syscall.CloseOnExec(s.Death)
 	}
@@ -78,18 +81,30 @@ func Exec(args []string) int {
 	return <-status
 }
 
-// run restricts the calling thread, starts the program from it and
-// supervises it.
+// run starts the program, restricted, and supervises it. Without rlimits
+// it restricts the calling thread and forks the program from it. With
+// rlimits, which belong to the whole process, it starts the helper again
+// instead (through /proc/self/exe, which a hidden path does not hide), as
+// a child that restricts itself, sets them and execs the program: set on
+// the helper they would starve its own runtime (a thread it cannot
+// create, memory it cannot map), and a limit set after the program
+// started could be outrun.
 func run(s Spec, rest []string, sigs <-chan os.Signal, dead <-chan struct{}) int {
-	if err := Restrict(s); err != nil {
-		os.Stderr.WriteString("talon sandbox: " + err.Error() + "; the program did not run\n")
-		return 126
+	path, argv, env := rest[0], rest[1:], os.Environ()
+	if s.Lim == (Limits{}) {
+		if err := Restrict(s); err != nil {
+			os.Stderr.WriteString("talon sandbox: " + err.Error() + "; the program did not run\n")
+			return 126
+		}
+		if s.Tmp != "" {
+			env = setEnv(env, "TMPDIR", s.Tmp)
+		}
+	} else {
+		child := s
+		child.Child, child.NS, child.Probe, child.Death, child.Protect = true, false, false, 0, nil
+		path, argv = "/proc/self/exe", append(append([]string{"talon", Command, "exec"}, child.Args()...), rest...)
 	}
-	env := os.Environ()
-	if s.Tmp != "" {
-		env = setEnv(env, "TMPDIR", s.Tmp)
-	}
-	pid, err := syscall.ForkExec(rest[0], rest[1:], &syscall.ProcAttr{
+	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{
 		Env:   env,
 		Files: []uintptr{0, 1, 2},
 		Sys:   &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
@@ -104,6 +119,25 @@ func run(s Spec, rest []string, sigs <-chan os.Signal, dead <-chan struct{}) int
 	return supervise(pid, sigs, dead, !s.NS)
 }
 
+// restrictAndExec is the child step: it restricts this process, rlimits
+// included, and execs the program in its place.
+func restrictAndExec(s Spec, rest []string) int {
+	if err := Restrict(s); err != nil {
+		os.Stderr.WriteString("talon sandbox: " + err.Error() + "; the program did not run\n")
+		return 126
+	}
+	env := os.Environ()
+	if s.Tmp != "" {
+		env = setEnv(env, "TMPDIR", s.Tmp)
+	}
+	err := syscall.Exec(rest[0], rest[1:], env)
+	os.Stderr.WriteString("talon: " + rest[0] + ": " + err.Error() + "\n")
+	if err == syscall.ENOENT {
+		return 127
+	}
+	return 126
+}
+
 // watchDeath returns a channel closed when fd reaches end of file (or
 // fails); nil without a descriptor, or when fd is not the pipe talon
 // passes.
@@ -115,6 +149,9 @@ func watchDeath(fd int) <-chan struct{} {
 	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
 		return nil
 	}
+	// Through the poller, the read parks a goroutine instead of holding a
+	// thread: once the rlimits are set the helper should need no new one.
+	_ = syscall.SetNonblock(fd, true)
 	f := os.NewFile(uintptr(fd), "talon")
 	dead := make(chan struct{})
 	go func() {

@@ -55,6 +55,9 @@ type Spec struct {
 	Death int
 	// Probe sets up the namespaces and exits 0 without running anything.
 	Probe bool
+	// Child is the second step when rlimits are set: restrict this
+	// process, set them, and exec the program (see Exec).
+	Child bool
 }
 
 // Args encodes s as the helper's flags, ending with "--".
@@ -76,7 +79,7 @@ func (s Spec) Args() []string {
 	for _, p := range s.Ports {
 		add("-p", itoa(p))
 	}
-	for flag, on := range map[string]bool{"-b": s.Bind, "-ns": s.NS, "-u": s.UDP, "-probe": s.Probe} {
+	for flag, on := range map[string]bool{"-b": s.Bind, "-ns": s.NS, "-u": s.UDP, "-probe": s.Probe, "-child": s.Child} {
 		if on {
 			a = append(a, flag)
 		}
@@ -174,6 +177,8 @@ func switches(s *Spec, flag string) *bool {
 		return &s.UDP
 	case "-probe":
 		return &s.Probe
+	case "-child":
+		return &s.Child
 	}
 	return nil
 }

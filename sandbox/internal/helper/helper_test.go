@@ -15,7 +15,7 @@ func TestArgsRoundTrip(t *testing.T) {
 			WS: "/w", Read: []string{"/usr", "/etc"}, Write: []string{"/data"}, Deny: []string{"/w/.ssh"},
 			Ports: []int{443, 8080}, Bind: true, Lim: Limits{CPUSeconds: 10, MemoryMB: 512, Processes: 64, OpenFiles: 256},
 			Tmp: "/tmp/x", Exe: "/usr/bin/rg", Devices: []string{"/dev/null"},
-			NS: true, Protect: []string{"/w/.git/config"}, UDP: true, Death: 3, Probe: true,
+			NS: true, Protect: []string{"/w/.git/config"}, UDP: true, Death: 3, Probe: true, Child: true,
 		}},
 		{name: "paths that look like flags", spec: Spec{Read: []string{"--", "-b"}, Exe: "-x"}},
 	}
