@@ -82,8 +82,9 @@ func TestApprovalOverMCP(t *testing.T) {
 				if string(got) != "remember the milk" {
 					t.Errorf("note.txt = %q", got)
 				}
-				if n := len(f.receiptsOf("file_write")); n != 1 {
-					t.Errorf("%d file_write receipts", n)
+				fw, ag := f.receiptsOf("file_write"), f.receiptsOf("agent__writer")
+				if len(fw) != 1 || len(ag) != 1 || ag[0].Delegation == nil || len(ag[0].Delegation.Inner) != 1 || ag[0].Delegation.Inner[0] != fw[0].ID {
+					t.Errorf("the file_write receipt is not under the agent's: %+v, %+v", fw, ag)
 				}
 			default:
 				if got != nil || !strings.Contains(fedBack, "Denied by user.") {
