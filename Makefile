@@ -2,6 +2,8 @@
 GO        ?= go
 BIN       := bin/talon
 PKG       := ./...
+# The plugin kits are Go modules of their own (see go.mod's replace block).
+KITS      := plugins/pdk plugins/sdk plugins/proto
 GOLANGCI  := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 BENCHTIME ?= 1s
 
@@ -32,6 +34,7 @@ test: tools
 	@scripts/proto.sh --check
 	$(GO) vet $(PKG)
 	$(GO) test -race -count=1 -timeout 30m $(PKG)
+	@for m in $(KITS); do echo "== $$m"; (cd $$m && $(GO) vet ./... && $(GO) test -race -count=1 ./...) || exit 1; done
 	$(MAKE) test-tagged
 
 ## tools: install what the suite needs besides Go (wabt, protobuf-compiler)

@@ -22,6 +22,9 @@ require (
 	github.com/rs/zerolog v1.35.1
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
+	github.com/talonhq/talon/plugins/pdk v0.0.0-00010101000000-000000000000
+	github.com/talonhq/talon/plugins/proto v0.0.0-00010101000000-000000000000
+	github.com/talonhq/talon/plugins/sdk v0.0.0-00010101000000-000000000000
 	github.com/tetratelabs/wazero v1.12.0
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
@@ -29,7 +32,6 @@ require (
 	golang.org/x/sys v0.50.0
 	golang.org/x/text v0.44.0
 	google.golang.org/grpc v1.65.0
-	google.golang.org/protobuf v1.36.6
 	modernc.org/sqlite v1.62.0
 	mvdan.cc/sh/v3 v3.14.1
 )
@@ -79,7 +81,16 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240814211410-ddb44dafa142 // indirect
+	google.golang.org/protobuf v1.36.6 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
+)
+
+// The plugin kits are modules of their own, so that a plugin's go.sum
+// holds only what they need; talon builds them from this tree.
+replace (
+	github.com/talonhq/talon/plugins/pdk => ./plugins/pdk
+	github.com/talonhq/talon/plugins/proto => ./plugins/proto
+	github.com/talonhq/talon/plugins/sdk => ./plugins/sdk
 )

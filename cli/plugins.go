@@ -749,15 +749,25 @@ func newPluginsVerifyCmd(e *env) *cobra.Command {
 }
 
 func newPluginsNewCmd(e *env) *cobra.Command {
-	var dir, module string
+	var dir, module, kind string
 	cmd := &cobra.Command{
-		Use:   "new NAME",
-		Short: "Scaffold a buildable Go WASM plugin (main.go, plugin.toml, Makefile, a test, README)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "new NAME [--kind wasm|process]",
+		Short: "Scaffold a Go plugin that builds offline: a WASM plugin (the default) or a subprocess plugin",
+		Long: `new writes a Go project for a plugin: main.go registering one tool, its handler and a
+test that calls it natively, plugin.toml, locales/en and locales/ja, a Makefile and a
+README. The project carries a copy of the kit it builds against (talon/pdk for WASM,
+talon/sdk and talon/proto for subprocess plugins), taken from this talon, and go.mod
+points at it, so it builds with the Go toolchain alone, without a network. A release
+of talon pins its own version of the kit in go.mod.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if err := validPluginName(name); err != nil {
 				return err
+			}
+			k := manifest.Kind(kind)
+			if k != manifest.KindWASM && k != manifest.KindProcess {
+				return usageErrorf("--kind %q: use wasm (a WebAssembly plugin) or process (a subprocess plugin); Extism plugins are built with an Extism PDK", kind)
 			}
 			if dir == "" {
 				dir = name
@@ -766,7 +776,7 @@ func newPluginsNewCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files, err := scaffold.Write(dir, scaffold.Options{Name: name, Module: module, TalonVersion: releaseVersion()})
+			files, err := scaffold.Write(dir, scaffold.Options{Name: name, Kind: k, Module: module, TalonVersion: releaseVersion()})
 			if err != nil {
 				if errors.Is(err, scaffold.ErrExists) {
 					return withCode(ExitUsage, err)
@@ -776,15 +786,20 @@ func newPluginsNewCmd(e *env) *cobra.Command {
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "created %s:\n", dir)
 			for _, f := range files {
+				if strings.HasPrefix(f, scaffold.KitDir+"/") {
+					continue
+				}
 				fmt.Fprintf(out, "  %s\n", f)
 			}
-			fmt.Fprintf(out, "next: cd %s && go mod tidy && make && talon plugins test . --tool %s_greet --args '{\"name\":\"Ada\"}'\n",
+			fmt.Fprintf(out, "  %s/ (the %s, copied from this talon)\n", scaffold.KitDir, map[manifest.Kind]string{manifest.KindWASM: "PDK", manifest.KindProcess: "SDK"}[k])
+			fmt.Fprintf(out, "next: cd %s && make test && make && talon plugins test . --tool %s_greet --args '{\"name\":\"Ada\"}'\n",
 				dir, strings.ReplaceAll(name, "-", "_"))
 			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "", "directory to create (default: ./NAME); it must not exist or be empty")
 	cmd.Flags().StringVar(&module, "module", "", "Go module path (default: example.com/NAME)")
+	cmd.Flags().StringVar(&kind, "kind", "wasm", "wasm (a WebAssembly plugin with the PDK) or process (a subprocess plugin with the SDK)")
 	return cmd
 }
 

@@ -2,15 +2,19 @@
 # Makes sure the programs the test suite needs besides Go are installed:
 # wat2wasm (Debian package wabt) assembles the WAT example plugin, protoc
 # (Debian package protobuf-compiler) checks that the generated subprocess
-# plugin protocol is current, and bwrap (Debian package bubblewrap) is what
-# the sandbox's containment is compared with. Missing ones are installed with apt-get when
-# this runs as root; otherwise the script says what to install and fails.
+# plugin protocol is current, bwrap (Debian package bubblewrap) is what
+# the sandbox's containment is compared with, and node and npm (nodejs,
+# npm) build the AssemblyScript example and run Extism's JavaScript host.
+# Missing ones are installed with apt-get when this runs as root; otherwise
+# the script says what to install and fails.
 set -euo pipefail
 
 need=()
 command -v wat2wasm >/dev/null 2>&1 || need+=(wabt)
 command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v node >/dev/null 2>&1 || need+=(nodejs)
+command -v npm >/dev/null 2>&1 || need+=(npm)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -27,4 +27,9 @@
 // Outside wasip1 (go test on the author's machine) the same handlers run
 // natively: [Invoke] calls a tool the way the host would, and the host
 // functions are served by a [Fake] installed with UseFake.
+//
+// The package is the module github.com/talonhq/talon/plugins/pdk, with no
+// dependencies, tagged with talon's releases (plugins/pdk/v1.2.3). `talon
+// plugins new` writes a copy of it into the project it creates, so a
+// plugin builds without a network.
 package pdk

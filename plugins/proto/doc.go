@@ -7,5 +7,7 @@
 // Plugin authors use plugins/sdk, which serves this protocol; the host is
 // plugins/process. The generated files are committed; `make proto`
 // regenerates them and `scripts/proto.sh --check` fails when they are
-// stale.
+// stale. The package is a module of its own,
+// github.com/talonhq/talon/plugins/proto, so that a plugin built with the
+// SDK depends on it and not on talon.
 package proto

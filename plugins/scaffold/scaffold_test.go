@@ -3,9 +3,11 @@ package scaffold_test
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +15,8 @@ import (
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/plugins/scaffold"
 )
+
+var update = flag.Bool("update", false, "copy plugins/pdk, plugins/sdk and plugins/proto into _kits")
 
 func TestWriteRefuses(t *testing.T) {
 	full := t.TempDir()
@@ -29,6 +33,7 @@ func TestWriteRefuses(t *testing.T) {
 		{name: "upper case", dir: t.TempDir(), opts: scaffold.Options{Name: "Hello"}, want: scaffold.ErrName},
 		{name: "path", dir: t.TempDir(), opts: scaffold.Options{Name: "../hello"}, want: scaffold.ErrName},
 		{name: "empty", dir: t.TempDir(), opts: scaffold.Options{}, want: scaffold.ErrName},
+		{name: "extism", dir: t.TempDir(), opts: scaffold.Options{Name: "hello", Kind: manifest.KindExtism}, want: scaffold.ErrKind},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -44,93 +49,215 @@ func TestWriteRefuses(t *testing.T) {
 }
 
 func TestWriteFiles(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "my-tool")
-	files, err := scaffold.Write(dir, scaffold.Options{Name: "my-tool", TalonVersion: "v1.4.0"})
-	if err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name    string
+		opts    scaffold.Options
+		files   []string
+		gomod   []string // lines go.mod holds
+		entry   string
+		kind    manifest.Kind
+		install string // a line of the Makefile
+	}{
+		{
+			name: "wasm, development build",
+			opts: scaffold.Options{Name: "my-tool"},
+			files: []string{".gitignore", "Makefile", "README.md", "go.mod", "greet.go", "greet_test.go",
+				"locales/en/my-tool.ftl", "locales/ja/my-tool.ftl", "main.go", "plugin.toml",
+				"talon/pdk/abi_other.go", "talon/pdk/abi_wasip1.go", "talon/pdk/doc.go", "talon/pdk/go.mod", "talon/pdk/host.go", "talon/pdk/pdk.go"},
+			gomod: []string{"module example.com/my-tool", "require github.com/talonhq/talon/plugins/pdk v0.0.0-00010101000000-000000000000",
+				"\tgithub.com/talonhq/talon/plugins/pdk => ./talon/pdk"},
+			entry: "my-tool.wasm", kind: manifest.KindWASM,
+			install: "\tGOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -trimpath -o my-tool.wasm .",
+		},
+		{
+			name:  "wasm, release",
+			opts:  scaffold.Options{Name: "my-tool", TalonVersion: "v1.4.0", Module: "example.org/x"},
+			gomod: []string{"module example.org/x", "require github.com/talonhq/talon/plugins/pdk v1.4.0", "\tgithub.com/talonhq/talon/plugins/pdk v1.4.0 => ./talon/pdk"},
+			entry: "my-tool.wasm", kind: manifest.KindWASM,
+		},
+		{
+			name: "process, development build",
+			opts: scaffold.Options{Name: "my-tool", Kind: manifest.KindProcess},
+			files: []string{".gitignore", "Makefile", "README.md", "go.mod", "go.sum", "greet.go", "greet_test.go",
+				"locales/en/my-tool.ftl", "locales/ja/my-tool.ftl", "main.go", "plugin.toml",
+				"talon/proto/doc.go", "talon/proto/go.mod", "talon/proto/go.sum", "talon/proto/handshake.go", "talon/proto/plugin.pb.go", "talon/proto/plugin_grpc.pb.go",
+				"talon/sdk/doc.go", "talon/sdk/go.mod", "talon/sdk/go.sum", "talon/sdk/sdk.go"},
+			gomod: []string{"require github.com/talonhq/talon/plugins/sdk v0.0.0-00010101000000-000000000000",
+				"\tgithub.com/talonhq/talon/plugins/proto v0.0.0-00010101000000-000000000000 // indirect",
+				"\tgithub.com/hashicorp/go-plugin v1.8.0 // indirect",
+				"\tgithub.com/talonhq/talon/plugins/sdk => ./talon/sdk", "\tgithub.com/talonhq/talon/plugins/proto => ./talon/proto"},
+			entry: "my-tool", kind: manifest.KindProcess, install: "\tgo build -trimpath -o my-tool .",
+		},
+		{
+			name:  "process, release",
+			opts:  scaffold.Options{Name: "my-tool", Kind: manifest.KindProcess, TalonVersion: "v1.4.0"},
+			gomod: []string{"require github.com/talonhq/talon/plugins/sdk v1.4.0", "\tgithub.com/talonhq/talon/plugins/sdk v1.4.0 => ./talon/sdk", "\tgithub.com/talonhq/talon/plugins/proto v1.4.0 => ./talon/proto"},
+			entry: "my-tool", kind: manifest.KindProcess,
+		},
 	}
-	want := []string{".gitignore", "Makefile", "README.md", "go.mod", "greet.go", "greet_test.go",
-		"locales/en/my-tool.ftl", "locales/ja/my-tool.ftl", "main.go", "plugin.toml"}
-	if strings.Join(files, " ") != strings.Join(want, " ") {
-		t.Fatalf("files %v, want %v", files, want)
-	}
-	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
-	if gomod := read("go.mod"); !strings.Contains(gomod, "module example.com/my-tool") || !strings.Contains(gomod, "require github.com/talonhq/talon v1.4.0") {
-		t.Errorf("go.mod:\n%s", gomod)
-	}
-	// The manifest parses as written, and the tool's description ids
-	// match the registered name.
-	m, err := manifest.Parse([]byte(read("plugin.toml")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Name != "my-tool" || m.Entry != "my-tool.wasm" || m.Kind != manifest.KindWASM {
-		t.Errorf("manifest %+v", m)
-	}
-	for _, f := range []string{"locales/en/my-tool.ftl", "locales/ja/my-tool.ftl"} {
-		if !strings.Contains(read(f), "tool-my-tool-greet = ") || !strings.Contains(read(f), "tool-my-tool-greet-param-name = ") {
-			t.Errorf("%s lacks the tool's ids:\n%s", f, read(f))
-		}
-	}
-	if !strings.Contains(read("main.go"), `Name:        "my_tool_greet"`) {
-		t.Errorf("main.go does not register my_tool_greet")
-	}
-	if !strings.Contains(read("Makefile"), "\tGOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared") {
-		t.Errorf("the Makefile's recipes must start with a tab")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "my-tool")
+			files, err := scaffold.Write(dir, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.files != nil && !slices.Equal(files, tt.files) {
+				t.Fatalf("files %v, want %v", files, tt.files)
+			}
+			read := func(name string) string {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return string(b)
+			}
+			gomod := read("go.mod")
+			for _, line := range tt.gomod {
+				if !slices.Contains(strings.Split(gomod, "\n"), line) {
+					t.Errorf("go.mod lacks %q:\n%s", line, gomod)
+				}
+			}
+			if strings.Contains(gomod, "goleak") {
+				t.Errorf("go.mod requires the SDK's test dependency:\n%s", gomod)
+			}
+			// The manifest parses as written, and the tool's description
+			// ids match the registered name.
+			m, err := manifest.Parse([]byte(read("plugin.toml")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Name != "my-tool" || m.Entry != tt.entry || m.Kind != tt.kind {
+				t.Errorf("manifest %+v", m)
+			}
+			for _, f := range []string{"locales/en/my-tool.ftl", "locales/ja/my-tool.ftl"} {
+				if !strings.Contains(read(f), "tool-my-tool-greet = ") || !strings.Contains(read(f), "tool-my-tool-greet-param-name = ") {
+					t.Errorf("%s lacks the tool's ids:\n%s", f, read(f))
+				}
+			}
+			if !strings.Contains(read("main.go"), `Name:        "my_tool_greet"`) {
+				t.Errorf("main.go does not register my_tool_greet")
+			}
+			if tt.install != "" && !strings.Contains(read("Makefile"), tt.install+"\n") {
+				t.Errorf("the Makefile lacks %q (recipes start with a tab)", tt.install)
+			}
+		})
 	}
 }
 
-// TestScaffoldBuilds builds a fresh scaffold the way an author would, with
-// the standard toolchain only, against this repository's plugins/pdk:
-// go test runs the handler natively, and the WASM build produces a module.
+// TestScaffoldBuilds builds fresh scaffolds of both kinds the way an
+// author would, with the standard toolchain only and no network
+// (GOFLAGS=-mod=mod GOPROXY=off): go test runs the handler natively, and
+// the build produces a WASM module or a program. A subprocess plugin's
+// dependencies (go-plugin, gRPC) come from the module cache, which holds
+// them wherever talon itself was built.
 func TestScaffoldBuilds(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds a WASM module")
+		t.Skip("builds plugins")
 	}
-	dir := filepath.Join(t.TempDir(), "hello")
-	if _, err := scaffold.Write(dir, scaffold.Options{Name: "hello"}); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		kind  manifest.Kind
+		env   []string
+		build []string
+		out   string
+		magic []byte
+	}{
+		{kind: manifest.KindWASM, env: []string{"GOOS=wasip1", "GOARCH=wasm"},
+			build: []string{"build", "-buildmode=c-shared", "-trimpath", "-o", "hello.wasm", "."}, out: "hello.wasm", magic: []byte("\x00asm")},
+		{kind: manifest.KindProcess, build: []string{"build", "-trimpath", "-o", "hello", "."}, out: "hello"},
 	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "hello")
+			if _, err := scaffold.Write(dir, scaffold.Options{Name: "hello", Kind: tt.kind}); err != nil {
+				t.Fatal(err)
+			}
+			run := func(env []string, args ...string) {
+				t.Helper()
+				cmd := exec.Command("go", args...)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), append([]string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local", "CGO_ENABLED=0"}, env...)...)
+				var out bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &out
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("go %v: %v\n%s", args, err, out.String())
+				}
+			}
+			run(nil, "test", "-count=1", "./...")
+			run(tt.env, tt.build...)
+			b, err := os.ReadFile(filepath.Join(dir, tt.out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(b, tt.magic) || len(b) == 0 {
+				t.Fatalf("%s is not what the build should make", tt.out)
+			}
+		})
+	}
+}
+
+// TestKitsMatchSources: the kits a scaffold writes are the modules in this
+// tree, file for file. -update copies them.
+func TestKitsMatchSources(t *testing.T) {
 	root := pluginbuild.Root()
-	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gomod = append(gomod, []byte("\nrequire "+scaffold.Module+" v0.0.0\n\nreplace "+scaffold.Module+" => "+root+"\n")...)
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), gomod, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	run := func(env []string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("go", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), append([]string{"GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local"}, env...)...)
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("go %v: %v\n%s", args, err, out.String())
+	for _, kit := range []string{"pdk", "sdk", "proto"} {
+		src := filepath.Join(root, "plugins", kit)
+		dst := filepath.Join("_kits", kit)
+		want := map[string][]byte{}
+		ents, err := os.ReadDir(src)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	run(nil, "test", "-count=1", "./...")
-	run([]string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"}, "build", "-buildmode=c-shared", "-trimpath", "-o", "hello.wasm", ".")
-	b, err := os.ReadFile(filepath.Join(dir, "hello.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(b, []byte("\x00asm")) {
-		t.Fatal("hello.wasm is not a WebAssembly module")
+		for _, e := range ents {
+			name := e.Name()
+			switch {
+			case e.IsDir(), strings.HasSuffix(name, "_test.go"):
+				continue
+			case name == "go.mod", name == "go.sum":
+				name += ".txt"
+			case !strings.HasSuffix(name, ".go"):
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[name] = b
+		}
+		if *update {
+			if err := os.RemoveAll(dst); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(dst, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for name, b := range want {
+				if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got := map[string][]byte{}
+		ents, err = os.ReadDir(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(dst, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[e.Name()] = b
+		}
+		for name, b := range want {
+			if !bytes.Equal(got[name], b) {
+				t.Errorf("_kits/%s/%s differs from plugins/%s: run go test ./plugins/scaffold -run TestKitsMatchSources -update", kit, name, kit)
+			}
+		}
+		for name := range got {
+			if _, ok := want[name]; !ok {
+				t.Errorf("_kits/%s/%s is not in plugins/%s: run go test ./plugins/scaffold -run TestKitsMatchSources -update", kit, name, kit)
+			}
+		}
 	}
 }

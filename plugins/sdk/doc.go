@@ -28,4 +28,10 @@
 // A plugin must not write to stdout before [Serve] runs: the first line of
 // stdout is the handshake. After Serve starts, what the plugin prints to
 // stdout or stderr is forwarded to talon's log.
+//
+// The package is the module github.com/talonhq/talon/plugins/sdk, which
+// needs github.com/talonhq/talon/plugins/proto, go-plugin and gRPC and
+// nothing else of talon; both are tagged with talon's releases
+// (plugins/sdk/v1.2.3). `talon plugins new --kind process` writes copies of
+// them into the project it creates.
 package sdk

@@ -1,0 +1,3 @@
+module github.com/talonhq/talon/plugins/pdk
+
+go 1.24
