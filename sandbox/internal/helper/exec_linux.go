@@ -101,7 +101,7 @@ func run(s Spec, rest []string, sigs <-chan os.Signal, dead <-chan struct{}) int
 		}
 	} else {
 		child := s
-		child.Child, child.NS, child.Probe, child.Death, child.Protect = true, false, false, 0, nil
+		child.Child, child.Probe, child.Death = true, false, 0 // the mounts are made; NS says so
 		path, argv = "/proc/self/exe", append(append([]string{"talon", Command, "exec"}, child.Args()...), rest...)
 	}
 	pid, err := syscall.ForkExec(path, argv, &syscall.ProcAttr{

@@ -157,7 +157,10 @@ type Grant struct {
 }
 
 // Grants lists the path rules of s, with every denied path carved out of
-// the granted paths that contain it (the workspace excepted).
+// the granted paths that contain it (the workspace excepted). In
+// namespaces the denied paths are hidden by mounts already, and only those
+// left to Landlock (one that holds the workspace) are carved out: carving
+// one out of /etc takes a rule for every entry of /etc.
 func Grants(s Spec, all uint64) []Grant {
 	var gs []Grant
 	for _, p := range s.Read {
@@ -175,11 +178,20 @@ func Grants(s Spec, all uint64) []Grant {
 	if s.Tmp != "" {
 		gs = append(gs, Grant{s.Tmp, all})
 	}
+	deny := s.Deny
+	if s.NS {
+		deny = nil
+		for _, d := range s.Deny {
+			if !hidden(s, d) {
+				deny = append(deny, d)
+			}
+		}
+	}
 	out := gs
-	if len(s.Deny) > 0 {
+	if len(deny) > 0 {
 		out = nil
 		for _, g := range gs {
-			out = carve(out, g, s.Deny, 0)
+			out = carve(out, g, deny, 0)
 		}
 	}
 	if s.WS != "" {

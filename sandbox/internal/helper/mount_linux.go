@@ -48,7 +48,7 @@ func mountNamespace(s Spec) error {
 		}
 	}
 	for _, d := range s.Deny {
-		if d == "/" || (s.WS != "" && Within(s.WS, d)) {
+		if !hidden(s, d) {
 			continue
 		}
 		if err := hide(d); err != nil {
@@ -59,6 +59,12 @@ func mountNamespace(s Spec) error {
 		return wrap("enter the working directory "+cwd+" (is it denied?)", err)
 	}
 	return nil
+}
+
+// hidden reports whether the namespace hides the denied path d: every
+// one but "/" and those that hold the workspace.
+func hidden(s Spec, d string) bool {
+	return d != "/" && (s.WS == "" || !Within(s.WS, d))
 }
 
 // hide overmounts path, which may be gone (or inside a directory hidden
