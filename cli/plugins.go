@@ -38,7 +38,7 @@ trusted its current plugin.toml with ` + "`talon plugins trust NAME`" + `.`,
 	}
 	cmd.AddCommand(newPluginsListCmd(e), newPluginsInspectCmd(e), newPluginsInstallCmd(e),
 		newPluginsTrustCmd(e), newPluginsRevokeCmd(e), newPluginsEnableCmd(e, true), newPluginsEnableCmd(e, false),
-		newPluginsConfigCmd(e),
+		newPluginsConfigCmd(e), newPluginsUninstallCmd(e),
 		newPluginsVerifyCmd(e), newPluginsNewCmd(e), newPluginsTestCmd(e), newPluginsSignCmd(e), newPluginsKeygenCmd(e))
 	return cmd
 }
@@ -814,14 +814,18 @@ func releaseVersion() string {
 
 func newPluginsTestCmd(e *env) *cobra.Command {
 	var name, args string
+	var configs []string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "test DIR --tool T [--args JSON]",
+		Use:   "test DIR --tool T [--args JSON] [--config KEY=VALUE]...",
 		Short: "Run one tool of a plugin directory without installing or trusting it",
 		Long: `test loads the plugin in DIR through its host with every permission it requests
 (file roots resolved in the workspace) and runs one tool directly: no policy, no
 approvals, no receipts. It is for the plugin's author; an entry that does not match
-sha256 is a warning, and the signature is not checked.`,
+sha256 is a warning, and the signature is not checked. Config values come from the
+plugin's [[plugins.entries]] table, if there is one, and --config KEY=VALUE sets one
+for this run (VALUE is a TOML value, or a bare word taken as a string); the
+plugin reads only the keys its manifest lists in permissions.config_read.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			if name == "" {
@@ -838,6 +842,11 @@ sha256 is a warning, and the signature is not checked.`,
 			opts, err := p.options(e)
 			if err != nil {
 				return err
+			}
+			if len(configs) > 0 {
+				if opts.Config, err = withTestConfig(p.cfg, dir, configs); err != nil {
+					return err
+				}
 			}
 			loadFrom, warning, cleanup, err := devCopy(dir)
 			if err != nil {
@@ -874,7 +883,49 @@ sha256 is a warning, and the signature is not checked.`,
 	f.StringVar(&name, "tool", "", "tool to run")
 	f.StringVar(&args, "args", "{}", "arguments as a JSON object")
 	f.BoolVar(&asJSON, "json", false, "print the whole result as JSON")
+	f.StringArrayVar(&configs, "config", nil, "set a config value for this run: KEY=VALUE (repeatable)")
 	return cmd
+}
+
+// withTestConfig returns cfg with the KEY=VALUE settings added to the
+// config of the [[plugins.entries]] table of the plugin in dir (a table
+// made for the run when there is none); cfg itself is not changed.
+func withTestConfig(cfg *config.Config, dir string, settings []string) (*config.Config, error) {
+	m, _, err := manifest.Read(dir)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	values := map[string]any{}
+	for _, kv := range settings {
+		key, value, ok := strings.Cut(kv, "=")
+		if !ok || key == "" || strings.ContainsAny(key, ".\"' \t\r\n") {
+			return nil, usageErrorf("--config %q: write KEY=VALUE, such as --config database=data/app.db", kv)
+		}
+		v, _, err := config.ParseValue(value)
+		if err != nil {
+			return nil, usageErrorf("--config %s: %v", key, err)
+		}
+		if !slices.Contains(m.Permissions.ConfigRead, key) {
+			return nil, usageErrorf("--config %s: plugin %s does not read %q (its permissions.config_read lists %s); add it there, or check the spelling", key, m.Name, key, list(m.Permissions.ConfigRead))
+		}
+		values[key] = v
+	}
+	out := *cfg
+	out.Plugins.Entries = slices.Clone(cfg.Plugins.Entries)
+	i := slices.IndexFunc(out.Plugins.Entries, func(e config.PluginEntry) bool { return e.Name == m.Name })
+	if i < 0 {
+		out.Plugins.Entries = append(out.Plugins.Entries, config.PluginEntry{Name: m.Name})
+		i = len(out.Plugins.Entries) - 1
+	}
+	merged := map[string]any{}
+	for k, v := range out.Plugins.Entries[i].Config {
+		merged[k] = v
+	}
+	for k, v := range values {
+		merged[k] = v
+	}
+	out.Plugins.Entries[i].Config = merged
+	return &out, nil
 }
 
 // devCopy is where `plugins test` loads a directory from: the directory

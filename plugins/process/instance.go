@@ -477,9 +477,11 @@ func (t *pluginTool) result(resp *pb.CallResponse) (tool.Result, error) {
 	if w.IsError {
 		msg := strings.TrimSpace(strings.Join(append([]string{text}, errs...), "\n"))
 		if msg == "" {
-			msg = fmt.Sprintf("plugin %q failed without saying why", name)
+			msg = "failed without saying why"
 		}
-		return tool.Result{Error: msg}, nil
+		// A tool's failure names the plugin and the tool, as every
+		// plugin kind's does.
+		return tool.Result{Error: fmt.Sprintf("process.%s: %s: %s", name, t.spec.Name, msg)}, nil
 	}
 	r := tool.Result{Success: true, Output: tool.Output{Text: text}}
 	if len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {

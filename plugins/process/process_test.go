@@ -69,12 +69,14 @@ func TestCall(t *testing.T) {
 		}
 	}
 
+	// A tool's failure names the plugin and the tool, as a WASM plugin's
+	// does.
 	r, err = call(t, f, "fail", `{}`)
-	if err != nil || r.Success || !strings.Contains(r.Error, "failed on purpose") {
+	if err != nil || r.Success || !strings.HasPrefix(r.Error, "process.good: fail: ") || !strings.Contains(r.Error, "failed on purpose") {
 		t.Errorf("fail = %+v, %v", r, err)
 	}
 	r, err = call(t, f, "panic", `{}`)
-	if err != nil || r.Success || !strings.Contains(r.Error, "panicked") {
+	if err != nil || r.Success || !strings.HasPrefix(r.Error, "process.good: panic: ") || !strings.Contains(r.Error, "panicked") {
 		t.Errorf("panic = %+v, %v", r, err)
 	}
 	// The panic did not end the plugin.
