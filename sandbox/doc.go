@@ -7,13 +7,18 @@
 // cancellation or an output cap kills the child together with everything
 // it started, and caps on what it may write. Once [Configure] has set a
 // policy, every child is also started through a helper — talon itself,
-// re-executed as `talon __sandbox-exec` — that applies rlimits and a Linux
-// Landlock domain to itself and then execs exactly the planned argv: the
-// child may read the system directories, write only the workspace and a
-// private per-call TMPDIR, reach no secret, and connect only to the allowed
-// TCP ports. talon's own process is never restricted. [Check] proves each
-// protection with a forbidden action in a child; docs/sandbox.md is the
-// operator's guide.
+// re-executed as `talon __sandbox-exec` — in new PID and mount namespaces
+// where the kernel allows them: the helper mounts a /proc of the
+// namespace's own, hides the denied paths, restricts itself (a Linux
+// Landlock domain, a seccomp filter on sockets, no capabilities, rlimits)
+// and starts exactly the planned argv, then stays as its init, so nothing
+// the child starts outlives it. The child sees no process of talon's, may
+// read the system directories, write only the workspace and a private
+// per-call TMPDIR, reach no secret, and connect only to the allowed TCP
+// ports. talon's own process is never restricted, and talon never runs
+// itself as a child ([ErrTalonBinary]). [Check] proves each protection
+// with a forbidden action in a child; docs/sandbox.md is the operator's
+// guide.
 //
 // The smallest use runs one program and collects its output:
 //
