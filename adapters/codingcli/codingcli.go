@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/sandbox"
+	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -105,7 +106,7 @@ type Options struct {
 	// PATH is where the program is looked up and the PATH it runs with;
 	// "" means talon's own PATH.
 	PATH string
-	// LookupEnv reads talon's environment; nil means os.LookupEnv.
+	// LookupEnv reads talon's environment; nil means secret.Lookup.
 	LookupEnv func(string) (string, bool)
 	// Logger receives one line per run; prompts and answers are never
 	// logged.
@@ -178,7 +179,7 @@ func New(v Vendor, opts Options) (*CLI, error) {
 		opts.MaxOutputBytes = DefaultMaxOutputBytes
 	}
 	if opts.LookupEnv == nil {
-		opts.LookupEnv = os.LookupEnv
+		opts.LookupEnv = secret.Lookup
 	}
 	if opts.PATH == "" {
 		opts.PATH, _ = opts.LookupEnv("PATH")
