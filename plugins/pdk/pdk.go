@@ -192,6 +192,11 @@ func encode(r Result) []byte {
 // that is missing, a refused request, a failure on the host's side.
 var ErrHost = errors.New("host refused")
 
+// ErrNotSet is returned by [Config] for a key the plugin may read
+// (permissions.config_read) that the operator did not set: an optional
+// setting left at the plugin's default.
+var ErrNotSet = errors.New("not set by the operator")
+
 // reply is a host function's response document.
 type reply struct {
 	Value json.RawMessage `json:"value"`

@@ -152,3 +152,20 @@ func TestNoHostOutsideWASM(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestConfigNotSet: a key the plugin requests that the operator left out
+// is ErrNotSet, told apart from a key it may not read (ErrHost).
+func TestConfigNotSet(t *testing.T) {
+	UseFake(&Fake{Config: map[string]any{"units": "metric", "limit": nil, "n": 3}})
+	t.Cleanup(func() { UseFake(nil) })
+	var n int
+	if err := Config("n", &n); err != nil || n != 3 {
+		t.Fatalf("n = %d, %v", n, err)
+	}
+	if _, err := ConfigString("limit"); !errors.Is(err, ErrNotSet) || errors.Is(err, ErrHost) {
+		t.Fatalf("unset key: %v, want ErrNotSet", err)
+	}
+	if _, err := ConfigString("other"); !errors.Is(err, ErrHost) || errors.Is(err, ErrNotSet) {
+		t.Fatalf("ungranted key: %v, want ErrHost", err)
+	}
+}

@@ -15,6 +15,8 @@ const (
 	// HostModule is the import module of the host functions.
 	HostModule = "talon_host_v1"
 	wasiModule = "wasi_snapshot_preview1"
+	// abortModule is where AssemblyScript imports abort from.
+	abortModule = "env"
 
 	exportInitialize = "_initialize"
 	exportABIVersion = "talon_abi_version"

@@ -64,6 +64,7 @@ type fixture struct {
 	wasm   string
 	limits manifest.Limits
 	grants manifest.Grants
+	read   []string // permissions.config_read
 	sig    manifest.SignatureStatus
 	ws     string
 	// dataDir replaces the shared data directory (for a cold describe
@@ -95,6 +96,7 @@ func load(t testing.TB, h *Host, f fixture) (plugins.Loaded, *syncBuffer, error)
 		Manifest: manifest.Manifest{
 			Name: f.name, Version: "0.0.1", ABIVersion: 1, Kind: manifest.KindWASM,
 			Entry: filepath.Base(f.wasm), Limits: f.limits,
+			Permissions: manifest.Permissions{ConfigRead: f.read},
 		},
 		Dir:       filepath.Dir(f.wasm),
 		EntryPath: f.wasm,

@@ -234,6 +234,8 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		secret:    h.opts.Secret,
 		maxCalls:  h.opts.MaxCalls,
 		needs:     needs,
+
+		configRead: p.Manifest.Permissions.ConfigRead,
 	}
 	if err := pl.instantiateHost(ctx); err != nil {
 		return nil, err
@@ -278,6 +280,8 @@ type moduleNeeds struct {
 	wasi   bool
 	clock  bool
 	random bool
+	// abort: AssemblyScript's env.abort, which traps with its message.
+	abort bool
 }
 
 // hostFunctions are the names ABI v1 defines in talon_host_v1.
@@ -305,8 +309,14 @@ func checkModule(m wazero.CompiledModule) (moduleNeeds, error) {
 			if !hostFunctions[name] {
 				return needs, fmt.Errorf("%w: %s.%s is not a host function of ABI v1 (see plugins/ABI.md): rebuild the plugin against ABI v1", ErrImport, mod, name)
 			}
+		case abortModule:
+			i32 := api.ValueTypeI32
+			if name != "abort" || !sameTypes(f.ParamTypes(), []api.ValueType{i32, i32, i32, i32}) || len(f.ResultTypes()) > 0 {
+				return needs, fmt.Errorf("%w: %s.%s: of module env, only AssemblyScript's abort (i32, i32, i32, i32) -> () is provided", ErrImport, mod, name)
+			}
+			needs.abort = true
 		default:
-			return needs, fmt.Errorf("%w: %s.%s: a plugin may import only %s and %s", ErrImport, mod, name, HostModule, wasiModule)
+			return needs, fmt.Errorf("%w: %s.%s: a plugin may import only %s, %s and AssemblyScript's env.abort", ErrImport, mod, name, HostModule, wasiModule)
 		}
 	}
 	if len(m.ImportedMemories()) > 0 {

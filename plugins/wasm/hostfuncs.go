@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/rs/zerolog"
 	"github.com/tetratelabs/wazero/api"
@@ -51,7 +53,46 @@ func (p *plugin) instantiateHost(ctx context.Context) error {
 	if _, err := b.Instantiate(ctx); err != nil {
 		return fmt.Errorf("define %s: %w", HostModule, err)
 	}
+	if p.needs.abort {
+		ab := p.rt.NewHostModuleBuilder(abortModule)
+		ab.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostAbort), []api.ValueType{i32, i32, i32, i32}, nil).Export("abort")
+		if _, err := ab.Instantiate(ctx); err != nil {
+			return fmt.Errorf("define %s.abort: %w", abortModule, err)
+		}
+	}
 	return nil
+}
+
+// hostAbort is AssemblyScript's abort(message, fileName, line, column):
+// it traps the guest with the message, so the failed result says what
+// went wrong ("abort: index out of range at assembly/index.ts:12:5").
+func hostAbort(_ context.Context, m api.Module, stack []uint64) {
+	msg := asString(m.Memory(), api.DecodeU32(stack[0]))
+	file := asString(m.Memory(), api.DecodeU32(stack[1]))
+	panic(fmt.Errorf("abort: %s at %s:%d:%d", msg, file, api.DecodeU32(stack[2]), api.DecodeU32(stack[3])))
+}
+
+// asString reads an AssemblyScript string: UTF-16LE code units at ptr,
+// their length in bytes in the 4 bytes before it. A null or unreadable
+// string is "?"; a long one is cut at 4 KiB.
+func asString(mem api.Memory, ptr uint32) string {
+	if ptr < 4 || mem == nil {
+		return "?"
+	}
+	n, ok := mem.ReadUint32Le(ptr - 4)
+	if !ok {
+		return "?"
+	}
+	n = min(n, maxLogBytes) &^ 1
+	b, ok := mem.Read(ptr, n)
+	if !ok {
+		return "?"
+	}
+	units := make([]uint16, 0, len(b)/2)
+	for i := 0; i+1 < len(b); i += 2 {
+		units = append(units, uint16(b[i])|uint16(b[i+1])<<8)
+	}
+	return string(utf16.Decode(units))
 }
 
 // requestFunc serves one host function: the guest's request bytes in, a
@@ -164,12 +205,18 @@ func hostLog(ctx context.Context, m api.Module, stack []uint64) {
 	ev.Msg(string(msg))
 }
 
-// configGet returns a granted config value. The request is the key.
+// configGet returns a granted config value, as the operator wrote it
+// (TOML's types as JSON's). The request is the key. A key the manifest
+// lists in permissions.config_read that the operator did not set is null
+// ("not set"); any other key is refused ("not granted").
 func (s *callState) configGet(_ context.Context, req []byte) (any, error) {
 	key := string(req)
 	v, ok := s.p.grants.Config[key]
 	if !ok {
-		return nil, fmt.Errorf("config key %q is not granted to plugin %s: the operator sets it in the plugin's [[plugins.entries]] config and the manifest must list it in permissions.config_read", key, s.p.name)
+		if slices.Contains(s.p.configRead, key) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("config key %q is not granted to plugin %s: the manifest must list it in permissions.config_read, and the operator sets it in the plugin's [[plugins.entries]] config", key, s.p.name)
 	}
 	return v, nil
 }

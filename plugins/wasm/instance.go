@@ -164,6 +164,7 @@ func (p *plugin) guestError(ctx context.Context, what string, err error) error {
 		return fmt.Errorf("%s: %w after %s (limits.timeout_ms)", what, ErrTimeout, p.limits.Timeout())
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n") // not wazero's stack trace
+	msg = strings.TrimSuffix(msg, " (recovered by wazero)")
 	return fmt.Errorf("%s: %w: %s%s", what, ErrTrap, msg, p.memoryHint())
 }
 

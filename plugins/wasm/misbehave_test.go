@@ -82,7 +82,8 @@ func TestBadResponsesAreFailedResults(t *testing.T) {
 // probe loads testdata/probe with the given limits and grants.
 func probe(t *testing.T, h *Host, limits manifest.Limits, grants manifest.Grants, ws string) (*plugin, *syncBuffer) {
 	t.Helper()
-	l, logs := mustLoad(t, h, fixture{name: "probe", wasm: goPlugin(t, "testdata/probe"), limits: limits, grants: grants, ws: ws})
+	l, logs := mustLoad(t, h, fixture{name: "probe", wasm: goPlugin(t, "testdata/probe"), limits: limits, grants: grants, ws: ws,
+		read: []string{"units", "optional"}})
 	return l.(*plugin), logs
 }
 
@@ -188,7 +189,8 @@ func TestGrants(t *testing.T) {
 		{name: "secret not granted", p: open, tool: "secret", args: `{"name":"OTHER"}`, fail: []string{`secret "OTHER" is not granted to plugin probe`}},
 		{name: "secret without grants", p: none, tool: "secret", args: `{"name":"API_TOKEN"}`, fail: []string{"wasm.probe: secret:", "not granted"}},
 		{name: "config granted", p: open, tool: "config", args: `{"name":"units"}`, ok: `"metric"`},
-		{name: "config not granted", p: open, tool: "config", args: `{"name":"other"}`, fail: []string{`config key "other" is not granted`}},
+		{name: "config not granted", p: open, tool: "config", args: `{"name":"other"}`, fail: []string{`host refused: config key "other" is not granted`}},
+		{name: "config requested, not set", p: open, tool: "config", args: `{"name":"optional"}`, fail: []string{`not set by the operator: config key "optional"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -389,4 +391,17 @@ func TestCallerCancellation(t *testing.T) {
 	if idle, inUse := p.pool.stats(); idle != 0 || inUse != 0 {
 		t.Fatalf("idle %d, in use %d: the cancelled instance was kept", idle, inUse)
 	}
+}
+
+// TestAssemblyScriptAbort: a module importing AssemblyScript's env.abort
+// loads, and an abort is a failed result carrying its message and place.
+func TestAssemblyScriptAbort(t *testing.T) {
+	l, _ := mustLoad(t, New(Options{}), fixture{name: "abort", wasm: watPlugin(t, "abort")})
+	wantFailure(t, call(t, l, "explode", `{}`), "wasm.abort: explode: talon_call: plugin crashed: abort: boom at index.ts:3:5")
+}
+
+// TestStartSection: a start section runs when each instance is created.
+func TestStartSection(t *testing.T) {
+	l, _ := mustLoad(t, New(Options{}), fixture{name: "start", wasm: watPlugin(t, "start")})
+	wantText(t, call(t, l, "started", `{}`), "the start function ran")
 }

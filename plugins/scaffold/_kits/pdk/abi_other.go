@@ -15,7 +15,8 @@ import (
 // Fake stands in for talon when a plugin's handlers run natively, in the
 // author's unit tests. Install it with [UseFake].
 type Fake struct {
-	// Config holds the granted config values.
+	// Config holds the granted config values; a key with a nil value is
+	// one the plugin requests that the operator did not set.
 	Config map[string]any
 	// Secrets holds the granted secrets.
 	Secrets map[string]string
@@ -83,7 +84,7 @@ func (f *Fake) serve(fn string, req []byte) (any, error) {
 		if !ok {
 			return nil, fmt.Errorf("config key %q is not granted", req)
 		}
-		return v, nil
+		return v, nil // nil: requested, not set
 	case "secret_get":
 		v, ok := f.Secrets[string(req)]
 		if !ok {

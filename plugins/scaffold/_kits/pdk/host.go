@@ -23,10 +23,17 @@ func Log(level Level, msg string) { hostLog(level, msg) }
 func Logf(format string, a ...any) { hostLog(LevelInfo, fmt.Sprintf(format, a...)) }
 
 // Config decodes the value of a config key the operator granted into v.
+// The value has the type the operator wrote in TOML (a string, a number, a
+// boolean, an array or a table). A key the manifest lists in
+// permissions.config_read that the operator did not set is [ErrNotSet];
+// any other key is refused by the host ([ErrHost]: not granted).
 func Config(key string, v any) error {
 	raw, err := request("config_get", []byte(key))
 	if err != nil {
 		return err
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("%w: config key %q", ErrNotSet, key)
 	}
 	return json.Unmarshal(raw, v)
 }
