@@ -37,13 +37,14 @@ type plugin struct {
 	secret    func(string) (string, bool)
 	maxCalls  int
 	needs     moduleNeeds
-	// configRead is the manifest's permissions.config_read: a key there
-	// that the operator did not set is "not set", any other "not granted".
-	configRead []string
 	pool      *pool
 	tools     []tool.Tool
 
 	closeOnce sync.Once
+
+	// configRead is the manifest's permissions.config_read: a key there
+	// that the operator did not set is "not set", any other "not granted".
+	configRead []string
 }
 
 var _ plugins.Loaded = (*plugin)(nil)
