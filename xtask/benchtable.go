@@ -130,6 +130,12 @@ var benchRows = []benchRow{
 	{Title: "sandboxed spawn against bare fork/exec", Kind: benchRatio,
 		Num: bref("sandbox", "BenchmarkSpawn/sandboxed"), Base: bref("sandbox", "BenchmarkSpawn/bare"), Max: 1.5, Source: "sandbox/bench_test.go"},
 
+	// Subagents.
+	{Title: "subagent loop per round, besides the model endpoint and the tool", Kind: benchAbsolute,
+		Num: bref("agents", "BenchmarkAgentRound"), Unit: "overhead-ns/round", Max: 1 * benchMsec, Source: "issue 18 (subagents)"},
+	{Title: "subagent round against the model endpoint's own latency", Kind: benchReported,
+		Num: bref("agents", "BenchmarkAgentRound"), Unit: "round/endpoint"},
+
 	// Receipts.
 	{Title: "durable receipts with group commit, 64 callers", Kind: benchAbsolute,
 		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=64"), Unit: "receipts/s", Min: 10000, Source: srcBudget},
