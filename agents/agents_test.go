@@ -394,3 +394,18 @@ func TestLocalized(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredDiscovery: deferred discovery shortens what a client is
+// shown, never what an agent may use: the tools an agent lists are
+// offered to its model with their full schemas.
+func TestDeferredDiscovery(t *testing.T) {
+	cfg := baseConfig + "\n[runtime]\ndeferred_builtin_tools = true\n"
+	f := newFixture(t, fixtureOptions{config: cfg, files: map[string]string{"agents/s.md": agentFile("tools: [content_search, glob_search]", "{{ input }}")}})
+	f.srv.Script("m1", modeltest.Turn{Text: "ok"})
+	if res := f.mustCall("agent__s", map[string]any{"input": "x"}); !res.Success {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := f.srv.RequestsFor("m1")[0].Tools; !slices.Equal(got, []string{"content_search", "glob_search"}) {
+		t.Fatalf("offered %v", got)
+	}
+}

@@ -38,8 +38,9 @@
 // # The loop
 //
 // A call of agent__<name> renders the prompt and asks the model, offering
-// the tools of the caller's view (profile, channel, locale) that the agent
-// may use. Each tool call the model returns runs through [runtime.Call] on
+// the tools the agent may use that the caller's profile can run on its
+// channel, with full schemas (deferred discovery does not apply) in the
+// catalog's locale. Each tool call the model returns runs through [runtime.Call] on
 // the caller's channel, profile and session, with the agent's tools (and
 // agent__<subagent> names) as a strict caller allowlist, intersected with
 // the caller's own allowlist when it has one; several calls of one round

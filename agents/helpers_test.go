@@ -17,6 +17,7 @@ import (
 	_ "github.com/talonhq/talon/adapters/calc"
 	_ "github.com/talonhq/talon/adapters/fsx"
 	_ "github.com/talonhq/talon/adapters/shell"
+	_ "github.com/talonhq/talon/adapters/toolsearch"
 	"github.com/talonhq/talon/agents"
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/config"

@@ -65,16 +65,18 @@ func (r *run) loop(ctx context.Context, prompt string) (tool.Result, error) {
 	}
 }
 
-// offered returns the tools shown to the model: those of the caller's view
-// (its profile, channel and locale) that the agent may use.
+// offered returns the tools shown to the model: those of the catalog, in
+// its locale, that the agent may use and the caller's profile can ever run
+// on its channel. Not the caller's view: deferred discovery shortens what a
+// client is shown, and an agent's list is short already.
 func (r *run) offered() ([]models.Tool, error) {
-	specs, err := r.rt.View(runtime.ViewOptions{Profile: r.caller.Profile, Channel: r.caller.Channel, Locale: r.t.locale, Session: r.caller.SessionID})
+	prof, err := r.rt.Policy().Profile(r.caller.Profile)
 	if err != nil {
 		return nil, err
 	}
 	var out []models.Tool
-	for _, s := range specs {
-		if slices.Contains(r.allow, s.Name) {
+	for _, s := range r.rt.Catalog().Specs(r.t.locale) {
+		if slices.Contains(r.allow, s.Name) && prof.CanEverRun(s, r.caller.Channel) {
 			out = append(out, models.Tool{Name: s.Name, Description: s.Description, Schema: s.Input})
 		}
 	}
