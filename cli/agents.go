@@ -34,15 +34,16 @@ over the catalog, every call decided by policy and receipted.`,
 	return cmd
 }
 
-// inspectAgents reads the agents of the config without building models.
-func (e *env) inspectAgents() (*config.Config, *agents.Set, error) {
+// inspectAgents reads the agents of the config without building models;
+// with report, it prints their errors and warnings to stderr.
+func (e *env) inspectAgents(report bool) (*config.Config, *agents.Set, error) {
 	cfg, err := e.config()
 	if err != nil {
 		return nil, nil, err
 	}
 	set, problems := agents.Inspect(cfg, agents.Options{LookupEnv: lookupEnv(e.io)})
 	for _, p := range problems {
-		if p.Severity != agents.SeverityNote {
+		if report && p.Severity != agents.SeverityNote {
 			fmt.Fprintf(e.io.ErrOut, "talon: %s: %s\n", p.Severity, p.Error())
 		}
 	}
@@ -68,7 +69,7 @@ func newAgentsListCmd(e *env) *cobra.Command {
 		Short: "List the registered agents",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, set, err := e.inspectAgents()
+			_, set, err := e.inspectAgents(true)
 			if err != nil {
 				return err
 			}
@@ -134,7 +135,7 @@ func newAgentsShowCmd(e *env) *cobra.Command {
 		Short: "Show one agent: its model, tools, subagents, limits, parameters and prompt",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, set, err := e.inspectAgents()
+			cfg, set, err := e.inspectAgents(true)
 			if err != nil {
 				return err
 			}
@@ -208,12 +209,17 @@ JSON. "-" reads it from standard input.`,
 }
 
 func agentsRun(cmd *cobra.Command, e *env, o *agentRunOptions, args []string) error {
-	cfg, set, err := e.inspectAgents()
+	// Problems are reported once, by the runtime's load below.
+	cfg, set, err := e.inspectAgents(false)
 	if err != nil {
 		return err
 	}
 	a, err := findAgent(set, args[0])
 	if err != nil {
+		// An agent whose file does not load is not in the set: say why.
+		if _, rerr := e.runtime(runtimeOptions{}); rerr != nil {
+			return rerr
+		}
 		return err
 	}
 	input := args[1]
