@@ -112,6 +112,8 @@ func (i *instance) close(ctx context.Context) {
 // outcome is what one guest function call produced.
 type outcome struct {
 	out []byte
+	// result is a servlet call's decoded CallToolResult.
+	result tool.Result
 	// guestErr is the error the guest set itself (error_set) with a
 	// non-zero return: a failure it reports, not a crash.
 	guestErr string
@@ -176,7 +178,15 @@ func (p *plugin) invoke(ctx context.Context, st *callState, export string, input
 	if len(out) > p.maxOutput {
 		return outcome{}, fmt.Errorf("%s: %w: %d bytes, limits.max_output_bytes is %d", export, ErrOutputTooLarge, len(out), p.maxOutput)
 	}
-	return outcome{out: out}, nil
+	res := outcome{out: out}
+	if p.servlet && export == exportCall && st.tool != "" {
+		// A document that is not a CallToolResult discards the instance,
+		// as any bad answer does.
+		if res.result, err = DecodeResult(out); err != nil {
+			return outcome{}, err
+		}
+	}
+	return res, nil
 }
 
 // isTrap reports whether err came from running the guest rather than
@@ -277,9 +287,7 @@ func (t *extTool) execute(ctx context.Context, args json.RawMessage, forbidden [
 	}
 	var r tool.Result
 	if t.export == "" {
-		if r, err = DecodeResult(res.out); err != nil {
-			return tool.Result{Error: fmt.Sprintf("%s: %s: %v", t.p.attr, name, err)}, nil
-		}
+		r = res.result
 	} else {
 		if !utf8.Valid(res.out) {
 			return tool.Result{Error: fmt.Sprintf("%s: %s: %v: the output of %s is not UTF-8 text", t.p.attr, name, ErrBadResponse, t.export)}, nil

@@ -203,6 +203,9 @@ func (m *Manifest) problems() []problem {
 			fail("abi_version", "plugin %s asks for version %d of talon's Extism mapping; this talon speaks v%d: set abi_version = %d (see plugins/MANIFEST.md)",
 				who, m.ABIVersion, ExtismVersion, ExtismVersion)
 		}
+		if len(m.Permissions.Secrets) > 0 {
+			fail("permissions.secrets", "permissions.secrets: an Extism plugin has no way to read secrets; ask for the value as config (permissions.config_read) instead")
+		}
 	case "":
 		fail("kind", `kind is missing; set kind = "wasm", "extism" or "process"`)
 	default:

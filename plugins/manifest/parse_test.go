@@ -200,6 +200,7 @@ func TestParseExtismTools(t *testing.T) {
 		{name: "schema does not compile", replace: [2]string{"required = [\"text\"]", "required = \"text\""}, want: "does not compile"},
 		{name: "unknown tool key", replace: [2]string{`export = "count_words"`, `exprot = "count_words"`}, want: `unknown key "tools.exprot"`},
 		{name: "servlet annotation", replace: [2]string{`export = "count_words"`, `tier = "medium"`}},
+		{name: "secrets", replace: [2]string{`sha256 = "` + validSum + `"`, `sha256 = "` + validSum + `"` + "\n[permissions]\nsecrets = [\"TOKEN\"]"}, want: "an Extism plugin has no way to read secrets"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
