@@ -19,6 +19,7 @@ import (
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/locales"
 	"github.com/talonhq/talon/models"
+	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
 )
@@ -694,7 +695,7 @@ func (l *loader) lookup() func(string) (string, bool) {
 	if l.opts.LookupEnv != nil {
 		return l.opts.LookupEnv
 	}
-	return nil
+	return secret.Lookup
 }
 
 // usedModels lists the models selected agents run on, sorted.

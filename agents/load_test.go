@@ -209,3 +209,26 @@ func TestTool(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckDefaultLookup: Check with zero Options reads keys through
+// package secret rather than failing.
+func TestCheckDefaultLookup(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "agents", "r.md"), []byte(agentFile("model: keyed", "{{ input }}")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := config.Parse(filepath.Join(dir, "talon.toml"), []byte(twoModels))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range agents.Check(cfg, agents.Options{}) {
+		found = found || strings.Contains(p.Msg, "$UNSET_MODEL_KEY")
+	}
+	if !found {
+		t.Error("the unset key variable is not reported")
+	}
+}
