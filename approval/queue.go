@@ -53,6 +53,56 @@ type Queue struct {
 
 	mu      sync.Mutex
 	pending map[string]*waiter
+	subs    map[int]func(Event)
+	nextSub int
+}
+
+// EventKind says how a [Queue]'s pending set changed.
+type EventKind int
+
+// The changes a subscriber sees.
+const (
+	// Added: a request started waiting.
+	Added EventKind = iota + 1
+	// Decided: someone answered it through [Queue.Decide].
+	Decided
+	// Withdrawn: it left unanswered, because its timeout passed or its
+	// caller stopped waiting.
+	Withdrawn
+)
+
+// Event is one change of a [Queue]'s pending set.
+type Event struct {
+	Kind    EventKind
+	Pending Pending
+	// Answer is the decision of a Decided event.
+	Answer Answer
+}
+
+// Subscribe calls fn with every later change of the queue, in the order
+// the changes happen, until cancel is called. fn runs while the queue is
+// locked: it must return at once and must not call the queue.
+func (q *Queue) Subscribe(fn func(Event)) (cancel func()) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.subs == nil {
+		q.subs = map[int]func(Event){}
+	}
+	id := q.nextSub
+	q.nextSub++
+	q.subs[id] = fn
+	return func() {
+		q.mu.Lock()
+		delete(q.subs, id)
+		q.mu.Unlock()
+	}
+}
+
+// emit tells the subscribers about ev; q.mu is held.
+func (q *Queue) emit(ev Event) {
+	for _, fn := range q.subs {
+		fn(ev)
+	}
 }
 
 type waiter struct {
@@ -120,6 +170,7 @@ func (q *Queue) add(req Request) (*waiter, error) {
 		}
 		w := &waiter{p: Pending{ID: id, Request: req, Since: q.opts.Now()}, answer: make(chan Answer, 1)}
 		q.pending[id] = w
+		q.emit(Event{Kind: Added, Pending: w.p})
 		return w, nil
 	}
 	return nil, errors.New("could not draw an unused approval id")
@@ -129,7 +180,10 @@ func (q *Queue) add(req Request) (*waiter, error) {
 // returned with ok set.
 func (q *Queue) withdraw(w *waiter) (Answer, bool) {
 	q.mu.Lock()
-	delete(q.pending, w.p.ID)
+	if q.pending[w.p.ID] == w {
+		delete(q.pending, w.p.ID)
+		q.emit(Event{Kind: Withdrawn, Pending: w.p})
+	}
 	q.mu.Unlock()
 	select {
 	case ans := <-w.answer:
@@ -168,6 +222,7 @@ func (q *Queue) Decide(id string, ans Answer) error {
 	w, ok := q.pending[key]
 	if ok {
 		delete(q.pending, key)
+		q.emit(Event{Kind: Decided, Pending: w.p, Answer: ans})
 	}
 	q.mu.Unlock()
 	if !ok {

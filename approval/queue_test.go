@@ -166,3 +166,50 @@ func ExampleQueue() {
 	// file_write medium
 	// yes
 }
+
+func TestQueueSubscribe(t *testing.T) {
+	tests := []struct {
+		name   string
+		end    func(q *Queue, id string, cancel context.CancelFunc)
+		opts   QueueOptions
+		want   EventKind
+		answer Answer
+	}{
+		{name: "decided", end: func(q *Queue, id string, _ context.CancelFunc) { _ = q.Decide(id, Always) }, want: Decided, answer: Always},
+		{name: "caller gone", end: func(_ *Queue, _ string, cancel context.CancelFunc) { cancel() }, want: Withdrawn},
+		{name: "timed out", end: func(*Queue, string, context.CancelFunc) {}, opts: QueueOptions{Timeout: 10 * time.Millisecond}, want: Withdrawn},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := NewQueue(tt.opts)
+			events := make(chan Event, 4)
+			stop := q.Subscribe(func(ev Event) { events <- ev })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				_, _ = q.Approve(ctx, Request{Tool: "file_write"})
+			}()
+			added := <-events
+			if added.Kind != Added || added.Pending.Request.Tool != "file_write" || added.Pending.ID == "" {
+				t.Fatalf("first event %+v, want the request added", added)
+			}
+			tt.end(q, added.Pending.ID, cancel)
+			ended := <-events
+			if ended.Kind != tt.want || ended.Pending.ID != added.Pending.ID || ended.Answer != tt.answer {
+				t.Fatalf("second event %+v, want kind %d answer %s for %s", ended, tt.want, tt.answer, added.Pending.ID)
+			}
+			<-done
+			stop()
+			go func() { _, _ = q.Approve(context.Background(), Request{Tool: "after"}) }()
+			p := waitPending(t, q, 1)[0]
+			_ = q.Decide(p.ID, No)
+			select {
+			case ev := <-events:
+				t.Fatalf("event %+v after the subscription ended", ev)
+			default:
+			}
+		})
+	}
+}

@@ -62,6 +62,27 @@ type Log struct {
 	mu       sync.Mutex
 	opts     Options
 	sessions map[string]*session
+	subs     map[int]func(Record)
+	nextSub  int
+}
+
+// Subscribe calls fn with every record added from now on, in the order they
+// are added, until cancel is called. fn runs while the log is locked: it
+// must return at once and must not call the log.
+func (l *Log) Subscribe(fn func(Record)) (cancel func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.subs == nil {
+		l.subs = map[int]func(Record){}
+	}
+	id := l.nextSub
+	l.nextSub++
+	l.subs[id] = fn
+	return func() {
+		l.mu.Lock()
+		delete(l.subs, id)
+		l.mu.Unlock()
+	}
 }
 
 type session struct {
@@ -108,6 +129,9 @@ func (l *Log) Add(r Record) {
 		s.fails++
 	}
 	s.last = r.Time
+	for _, fn := range l.subs {
+		fn(r)
+	}
 }
 
 func (l *Log) evictOldest() {

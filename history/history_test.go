@@ -54,3 +54,17 @@ func TestConcurrent(t *testing.T) {
 		t.Fatalf("%d sessions", n)
 	}
 }
+
+func TestSubscribe(t *testing.T) {
+	l := New(Options{})
+	var got []string
+	stop := l.Subscribe(func(r Record) { got = append(got, r.Session+"/"+r.Tool) })
+	l.Add(Record{Session: "a", Tool: "file_read", Outcome: OutcomeSuccess})
+	l.Add(Record{Tool: "no session"})
+	l.Add(Record{Session: "b", Tool: "shell", Outcome: OutcomeDenied})
+	stop()
+	l.Add(Record{Session: "a", Tool: "after"})
+	if want := []string{"a/file_read", "b/shell"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("subscriber saw %v, want %v", got, want)
+	}
+}
