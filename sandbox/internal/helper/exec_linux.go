@@ -26,13 +26,13 @@ var forwarded = []os.Signal{
 // returns its exit status (128+N when signal N ended it).
 //
 // In new namespaces (Spec.NS) it first prepares the mounts. Then it
-// restricts its own thread and starts the program from it, so that the
-// program inherits every restriction, and stays as its init: it forwards
-// signals, reaps what is orphaned, and when the program exits, exits with
-// its status, which makes the kernel end everything left in the PID
+// restricts a thread and starts the program from it, so that the program
+// inherits every restriction, and stays as its init: it forwards signals,
+// reaps what is orphaned, and when the program exits, exits with its
+// status, which makes the kernel end everything left in the PID
 // namespace. Without namespaces it is the program's child subreaper and
 // kills what is left itself. When talon exits (the Death descriptor
-// reaches end of file) it does the same at once.
+// reaches end of file) it kills the program and does the same.
 //
 // It returns 126 (127 when the program is missing) after writing the
 // reason to stderr when the program cannot start.
@@ -64,15 +64,21 @@ func Exec(args []string) int {
 	if !s.NS {
 		_, _, _ = syscall.RawSyscall6(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0, 0, 0, 0)
 	}
-	sigs := make(chan os.Signal, 32)
-	signal.Notify(sigs, append([]os.Signal{syscall.SIGCHLD}, forwarded...)...)
+	// One processor: the helper mostly waits, and every processor more is
+	// a thread the runtime would start for nothing.
+	runtime.GOMAXPROCS(1)
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
 	dead := watchDeath(s.Death)
-	// Restrictions belong to a thread (rlimits excepted): a thread of its
-	// own takes them and starts the program, which inherits them, and
-	// then supervises it, so that the parent-death signal the program gets
-	// fires only when the helper ends. The main thread stays as talon
-	// started it, which is how talon tells a helper from a sandboxed
-	// process (see sandbox's sweep).
+	if s.NS {
+		return run(s, rest, sigs, dead)
+	}
+	// Restrictions belong to a thread (rlimits excepted). Without
+	// namespaces a thread of its own takes them, starts the program and
+	// supervises it, and the main thread stays as talon started it, which
+	// is how talon tells a helper from a sandboxed process (see sandbox's
+	// sweep). The thread lives as long as the helper, so the parent-death
+	// signal the program gets fires only when the helper ends.
 	status := make(chan int)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread ends with the helper
@@ -166,52 +172,52 @@ func watchDeath(fd int) <-chan struct{} {
 	return dead
 }
 
-// supervise waits for the program as its init (or subreaper) and returns
-// its status.
+// supervise waits for the program as its init (or subreaper), reaping
+// every child, and returns its status. Signals are passed on and talon's
+// exit is handled by goroutines of their own, which end the wait by
+// killing the program.
 func supervise(target int, sigs <-chan os.Signal, dead <-chan struct{}, sweep bool) int {
-	for {
-		select {
-		case sig := <-sigs:
-			if sig != syscall.SIGCHLD {
+	killed := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
 				_ = syscall.Kill(target, sig.(syscall.Signal))
-				continue
+			case <-dead:
+				close(killed)
+				_ = syscall.Kill(target, syscall.SIGKILL)
+				return
 			}
-			if status, done := reap(target); done {
-				if sweep {
-					killDescendants()
-				}
-				return status
-			}
-		case <-dead:
-			_ = syscall.Kill(target, syscall.SIGKILL)
-			if sweep {
-				killDescendants()
-			}
-			return 128 + int(syscall.SIGKILL)
 		}
-	}
-}
-
-// reap collects every child that ended, and reports the program's status
-// once it is among them.
-func reap(target int) (status int, done bool) {
+	}()
+	status := 0
 	for {
 		var ws syscall.WaitStatus
-		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
+		pid, err := syscall.Wait4(-1, &ws, 0, nil)
 		if err == syscall.EINTR {
 			continue
 		}
-		if err != nil || pid <= 0 {
-			return status, done
+		if err != nil {
+			break // no child left
 		}
-		if pid == target {
-			done = true
-			if ws.Signaled() {
-				status = 128 + int(ws.Signal())
-			} else {
-				status = ws.ExitStatus()
-			}
+		if pid != target {
+			continue // an orphan, reaped
 		}
+		if ws.Signaled() {
+			status = 128 + int(ws.Signal())
+		} else {
+			status = ws.ExitStatus()
+		}
+		break
+	}
+	if sweep {
+		killDescendants()
+	}
+	select {
+	case <-killed:
+		return 128 + int(syscall.SIGKILL)
+	default:
+		return status
 	}
 }
 
