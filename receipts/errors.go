@@ -45,4 +45,7 @@ var (
 	// ErrRotationPending means RotateKey was called while an earlier rotation
 	// is waiting for its first receipt.
 	ErrRotationPending = errors.New("a receipt key rotation is already pending")
+	// ErrInvalidCursor means a page cursor given to Recent is not one it
+	// wrote.
+	ErrInvalidCursor = errors.New("invalid receipts page cursor")
 )
