@@ -8,10 +8,11 @@
 // It runs from this package's init function, when the process was started
 // as `talon __sandbox-exec exec FLAGS... -- BINARY ARGV...`. Go initializes
 // a package as soon as its imports are, in import-path order, and this one
-// imports nothing that package os does not already need: it runs before
-// the rest of talon's packages are initialized, so the helper costs about
-// one bare Go start-up rather than talon's. Keep it that way: no fmt,
-// strconv, strings, path/filepath or encoding packages here.
+// imports little beyond what package os needs (os/signal and context, to
+// pass signals on): it runs before the rest of talon's packages are
+// initialized, so the helper costs about one bare Go start-up rather than
+// talon's. Keep it that way: no fmt, strconv, strings, path/filepath or
+// encoding packages here.
 package helper
 
 import "errors"
