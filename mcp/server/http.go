@@ -182,3 +182,66 @@ func CheckListen(addr string, fromFlag bool, token string) error {
 	}
 	return nil
 }
+
+// Access holds the access rules of the MCP endpoint for other handlers on
+// its listener (the operator's console), so that both refuse the same
+// requests: [Access.Guard] applies the Origin check of
+// [Server.HTTPHandler] and the Host check the MCP library makes on a
+// loopback listener, and [Access.Bearer] the bearer token.
+type Access struct {
+	allowed map[string]bool
+	token   bool
+	want    [32]byte
+}
+
+// NewAccess compiles the rules of o (its Token and AllowedOrigins).
+func NewAccess(o HTTPOptions) *Access {
+	a := &Access{allowed: make(map[string]bool, len(o.AllowedOrigins)), token: o.Token != ""}
+	for _, s := range o.AllowedOrigins {
+		a.allowed[normalizeOrigin(s)] = true
+	}
+	if a.token {
+		a.want = sha256.Sum256([]byte(o.Token))
+	}
+	return a
+}
+
+// Guard refuses with 403 a request whose Origin is neither loopback nor
+// allowed, or that reached a loopback address under a Host that is not a
+// loopback name (DNS rebinding), and passes the others to next. It does
+// not check the token: see [Access.Bearer].
+func (a *Access) Guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if origin := r.Header.Get("Origin"); !originAllowed(origin, a.allowed) {
+			http.Error(w, fmt.Sprintf("origin %q is not allowed: add it to [serve] allowed_origins if this page should reach talon", origin), http.StatusForbidden)
+			return
+		}
+		if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+			lhost, _, _ := net.SplitHostPort(local.String())
+			host, _, err := net.SplitHostPort(r.Host)
+			if err != nil {
+				host = r.Host
+			}
+			if IsLoopbackHost(lhost) && !IsLoopbackHost(host) {
+				http.Error(w, fmt.Sprintf("host %q is not a loopback name: talon listens on loopback, so open it as localhost or 127.0.0.1", r.Host), http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TokenRequired reports whether a token is set.
+func (a *Access) TokenRequired() bool { return a.token }
+
+// Bearer reports whether r may pass the token check as the MCP endpoint
+// would let it: no token is set, or r carries it as "Authorization:
+// Bearer <token>".
+func (a *Access) Bearer(r *http.Request) bool { return !a.token || tokenMatches(r, a.want) }
+
+// TokenMatches compares s with the token in constant time; false when no
+// token is set.
+func (a *Access) TokenMatches(s string) bool {
+	sum := sha256.Sum256([]byte(strings.TrimSpace(s)))
+	return a.token && subtle.ConstantTimeCompare(sum[:], a.want[:]) == 1
+}
