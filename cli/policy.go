@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/talonhq/talon/runtime"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -44,9 +45,18 @@ func newPolicyExplainCmd(e *env) *cobra.Command {
 				return errSilent(ExitToolFail)
 			}
 			out := cmd.OutOrStdout()
-			if asJSON {
-				return writeJSON(out, ex)
+			cfg, err := e.config()
+			if err != nil {
+				return err
 			}
+			prot := e.protectedRules(cfg)
+			if asJSON {
+				return writeJSON(out, struct {
+					runtime.Explanation
+					Protected []protectedRule `json:"protected"`
+				}{ex, prot})
+			}
+			defer printProtected(out, prot)
 			fmt.Fprintf(out, "tool:     %s (%s)\nprofile:  %s\nchannel:  %s\ntier:     %s\n", ex.Tool, ex.Attribution, ex.Profile, ex.Channel, ex.Tier)
 			for _, r := range ex.Reasons {
 				fmt.Fprintf(out, "reason:   %s\n", r)

@@ -36,7 +36,8 @@ func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
 		}
 		return p
 	}
-	deny := risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv).Deny()
+	prot := risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv)
+	deny := prot.Deny()
 	for _, prof := range cfg.RiskProfiles {
 		for _, f := range prof.ForbiddenPaths {
 			if !strings.ContainsAny(f, "*?[{") {
@@ -54,6 +55,7 @@ func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
 		ReadOnly:          mapStrings(s.ReadOnly, expand),
 		ReadWrite:         mapStrings(s.ReadWrite, expand),
 		Deny:              deny,
+		Protect:           prot.ReadOnlyIn(ws),
 		AllowConnectPorts: s.AllowConnectPorts,
 		AllowBind:         s.AllowBind,
 		Limits: spawner.Limits{
@@ -148,14 +150,19 @@ hold, or when the sandbox is inactive under mode "required".`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			prot := e.protectedRules(cfg)
 			if asJSON {
 				enc := json.NewEncoder(out)
 				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				if err := enc.Encode(struct {
+					spawner.Report
+					Protected []protectedRule `json:"protected"`
+				}{r, prot}); err != nil {
 					return err
 				}
 			} else {
 				printCheck(out, r)
+				printProtected(out, prot)
 			}
 			switch {
 			case r.Status.Active && !r.OK:
@@ -229,6 +236,41 @@ func printCheck(out interface{ Write([]byte) (int, error) }, r spawner.Report) {
 		}
 		fmt.Fprintf(out, "%-6s %-11s %s: %s without the sandbox, %s with it %s\n",
 			verdict, p.Protection, p.Action, p.Control, p.Sandboxed, want)
+	}
+}
+
+// protectedRule is one place no tool may touch, as sandbox check and
+// policy explain list it.
+type protectedRule struct {
+	Name   string `json:"name"`
+	Where  string `json:"where"`
+	Access string `json:"access"`
+	Why    string `json:"why"`
+}
+
+// protectedRules lists what the file tools refuse and the sandbox hides
+// in this run (risk.ProtectedPaths), with paths under HOME written ~/.
+func (e *env) protectedRules(cfg *config.Config) []protectedRule {
+	home := e.io.getenv("HOME")
+	var out []protectedRule
+	for _, r := range risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv).Rules() {
+		where := r.Where()
+		if rest, ok := strings.CutPrefix(where, home+string(filepath.Separator)); ok && home != "" && filepath.IsAbs(home) {
+			where = "~/" + rest
+		}
+		out = append(out, protectedRule{Name: r.Name, Where: where, Access: r.AccessName(), Why: r.Why})
+	}
+	return out
+}
+
+// printProtected writes the protected places, one line each.
+func printProtected(out interface{ Write([]byte) (int, error) }, rules []protectedRule) {
+	if len(rules) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "protected (no tool reads or changes these; read-only ones may be read):")
+	for _, r := range rules {
+		fmt.Fprintf(out, "  %-10s %s  [%s] %s\n", r.Access, r.Where, r.Name, r.Why)
 	}
 }
 

@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/talonhq/talon/config"
@@ -88,7 +90,37 @@ func ProtectedLocations(cfg *config.Config, dataDir string, getenv func(string) 
 	if d := place(cfg.Receipts.Path); d != "" {
 		loc.Extra = append(loc.Extra, d)
 	}
+	loc.Sockets = agentSocketDirs(getenv)
 	return loc
+}
+
+// agentSocketDirs are the directories of the operator's agent sockets:
+// $XDG_RUNTIME_DIR (else /run/user/<uid> when it exists) and the directory
+// of $SSH_AUTH_SOCK, unless that is a shared directory such as /tmp. A
+// runtime directory that holds talon's own temporary directory is left
+// out: tool processes work in a private directory below it.
+func agentSocketDirs(getenv func(string) string) []string {
+	var dirs []string
+	runtimeDir := getenv("XDG_RUNTIME_DIR")
+	if !filepath.IsAbs(runtimeDir) && runtime.GOOS == "linux" {
+		runtimeDir = filepath.Join("/run/user", strconv.Itoa(os.Getuid()))
+		if fi, err := os.Stat(runtimeDir); err != nil || !fi.IsDir() {
+			runtimeDir = ""
+		}
+	}
+	if runtimeDir != "" {
+		runtimeDir = filepath.Clean(runtimeDir)
+		if rel, err := filepath.Rel(runtimeDir, os.TempDir()); err != nil || strings.HasPrefix(rel, "..") {
+			dirs = append(dirs, runtimeDir)
+		}
+	}
+	if sock := getenv("SSH_AUTH_SOCK"); filepath.IsAbs(sock) {
+		d := filepath.Dir(filepath.Clean(sock))
+		if d != os.TempDir() && d != "/tmp" && d != "/" && !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }
 
 // Problem is a forbidden_paths pattern that cannot do what it seems to.

@@ -76,6 +76,12 @@ type Locations struct {
 	// Extra are more places talon keeps state, such as a receipts
 	// directory outside DataDir.
 	Extra []string
+	// Sockets are directories of the operator's agents: the session's
+	// runtime directory ($XDG_RUNTIME_DIR, /run/user/<uid>) with the
+	// gpg-agent, ssh-agent and session bus sockets, and the directory of
+	// $SSH_AUTH_SOCK. A process that reaches them can sign or log in as
+	// the operator without holding a key.
+	Sockets []string
 }
 
 // HomeSecrets are the credential stores under the home directory that no
@@ -151,6 +157,9 @@ func NewProtected(loc Locations) Protected {
 	}
 	for _, d := range loc.Extra {
 		add("extra", d, "talon's state")
+	}
+	for _, d := range loc.Sockets {
+		add("agent-sockets", d, "the operator's agent sockets (ssh-agent, gpg-agent, the session bus) in "+tilde(d))
 	}
 	if loc.ConfigHome != "" {
 		add("home-secrets", loc.ConfigHome, "the operator's configuration and credentials under "+tilde(loc.ConfigHome))
