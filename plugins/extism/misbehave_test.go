@@ -254,3 +254,17 @@ func (m mapResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Add
 	}
 	return nil, fmt.Errorf("no such host %s", host)
 }
+
+// TestDeadlineNotEnforced: enforce_deadline = false is honoured only for a
+// trusted publisher; either way the plugin answers.
+func TestDeadlineNotEnforced(t *testing.T) {
+	off := false
+	for _, sig := range []manifest.SignatureStatus{manifest.SignedTrusted, manifest.Unsigned} {
+		l, _ := mustLoad(t, New(Options{}), fixture{name: "servlet", wasm: watModule(t, "servlet"), sig: sig,
+			limits: manifest.Limits{EnforceDeadline: &off}})
+		if got := l.(*plugin).enforce; got != (sig != manifest.SignedTrusted) {
+			t.Errorf("%s: enforce = %v", sig, got)
+		}
+		wantText(t, call(t, l, "shout", `{}`), `{"params":{"name":"shout","arguments":{}}}`)
+	}
+}
