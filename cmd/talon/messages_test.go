@@ -48,6 +48,9 @@ func TestEveryBuiltinIsDescribed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
+		if f.Path == "en/console.ftl" {
+			continue // the console's own text, checked by the console's tests
+		}
 		for _, e := range f.Resource.Entries() {
 			known := false
 			for _, k := range toolfactory.Known() {
