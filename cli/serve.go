@@ -28,6 +28,7 @@ import (
 	"github.com/talonhq/talon/catalog"
 	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/console"
 	"github.com/talonhq/talon/locales"
 	mcpclient "github.com/talonhq/talon/mcp/client"
 	mcpserver "github.com/talonhq/talon/mcp/server"
@@ -63,7 +64,8 @@ desktop agents start MCP servers. An address beyond loopback needs --listen on t
 command line and a bearer token ([serve] token or $TALON_SERVE_TOKEN).
 
 A call that needs approval is asked through the client (MCP elicitation) when it
-supports that; otherwise it waits for ` + "`talon approvals approve|deny ID`" + `.
+supports that; otherwise it waits for ` + "`talon approvals approve|deny ID`" + ` or an
+answer in the operator console, which the banner names (/console on the same listener).
 SIGHUP or a change to the config file reloads the catalog; connected clients are
 told the tool list changed. SIGINT or SIGTERM lets running calls finish for
 --shutdown-timeout, then cancels them.`,
@@ -119,6 +121,8 @@ type serving struct {
 	srv      *mcpserver.Server
 	mgr      *mcpclient.Manager
 	settings serveSettings
+	// consoleURL is where the operator console is served; "" over stdio.
+	consoleURL string
 }
 
 func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) error {
@@ -228,8 +232,19 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 			return fmt.Errorf("listen on %s: %w; is another talon serve running? choose another address with --listen", st.listen, err)
 		}
 		url = "http://" + ln.Addr().String() + mcpserver.DefaultPath
+		httpOpts := mcpserver.HTTPOptions{Token: st.token, AllowedOrigins: cfg.Serve.AllowedOrigins}
+		cons, err := s.console(cfg, approver.Queue, mcpserver.NewAccess(httpOpts))
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		defer func() { _ = cons.Close() }()
+		s.consoleURL = "http://" + ln.Addr().String() + console.Path
+		mux := http.NewServeMux()
+		mux.Handle("/", srv.HTTPHandler(httpOpts))
+		mux.Handle(console.Path, cons)
 		httpSrv = &http.Server{
-			Handler:           srv.HTTPHandler(mcpserver.HTTPOptions{Token: st.token, AllowedOrigins: cfg.Serve.AllowedOrigins}),
+			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
 		}
 		go func() { served <- httpSrv.Serve(ln) }()
@@ -455,6 +470,7 @@ func (s *serving) banner(w io.Writer, url, controlPath string) {
 		} else {
 			fmt.Fprintf(&b, "  auth:      none (loopback only)\n")
 		}
+		fmt.Fprintf(&b, "  console:   %s\n", s.consoleURL)
 	}
 	ws := s.rt.Workspace()
 	fmt.Fprintf(&b, "  workspace: %s\n", ws)
@@ -479,7 +495,7 @@ func (s *serving) banner(w io.Writer, url, controlPath string) {
 		}
 	}
 	if controlPath != "" {
-		fmt.Fprintf(&b, "  approvals: asked through the client when it supports elicitation, else `talon approvals list`\n")
+		fmt.Fprintf(&b, "  approvals: asked through the client when it supports elicitation, else `talon approvals list` or the console\n")
 	} else {
 		fmt.Fprintf(&b, "  approvals: asked through the client when it supports elicitation, else denied\n")
 	}
