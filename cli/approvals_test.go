@@ -184,7 +184,15 @@ command = ["/bin/sh", "-c", '%s=talon "$0" approvals approve "$1"; echo "exit $?
 parameters = { type = "object", properties = { id = { type = "string" } }, required = ["id"] }
 tier = "low"
 env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
-`, testMainEnv, exe, env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"]))
+
+[tools.commands.approve_detached]
+description = "Answer a pending approval from a process that left the tool's tree"
+command = ["setsid", "-f", "/bin/sh", "-c", '%s=talon "$0" approvals approve "$1" > "$2" 2>&1; echo "exit $?" >> "$2"', %q, "{{ input.id }}", %q]
+parameters = { type = "object", properties = { id = { type = "string" } }, required = ["id"] }
+tier = "low"
+env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
+`, testMainEnv, exe, env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"],
+		testMainEnv, exe, filepath.Join(s.ws, "detached.out"), env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"]))
 	p := startHTTP(t, s, "talon", "serve", "--listen", "127.0.0.1:0")
 	cs := connectHTTP(t, p.url, nil, nil)
 	done := make(chan *sdk.CallToolResult, 1)
@@ -212,6 +220,27 @@ env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
 	}
 	if _, err := os.Stat(filepath.Join(s.ws, "agent.txt")); err == nil {
 		t.Fatal("the tool process approved its own call")
+	}
+	// setsid -f leaves the tool's session, group and tree (a double fork):
+	// talon, a child subreaper even with the sandbox off, adopts the
+	// orphan, which stays its descendant.
+	if res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool__approve_detached", Arguments: map[string]any{"id": id}}); err != nil || res.IsError {
+		t.Fatalf("tool__approve_detached: %v %s", err, callText(t, res))
+	}
+	detached := filepath.Join(s.ws, "detached.out")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		out, _ := os.ReadFile(detached)
+		if strings.Contains(string(out), "exit ") {
+			if !strings.Contains(string(out), fmt.Sprintf("exit %d", ExitDenied)) {
+				t.Fatalf("a detached tool process answered the approval:\n%s", out)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the detached process never finished:\n%s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if again := pendingID(t, s); again != id {
 		t.Fatalf("pending %s, want %s still", again, id)

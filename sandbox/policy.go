@@ -231,13 +231,16 @@ var deviceFiles = []string{
 // and the caller says so once. Under [Required] there, every later spawn
 // fails with [ErrUnsandboxed].
 //
-// Where namespaces are unavailable (some containers), children run under
-// Landlock only and talon becomes a child subreaper, so that what a killed
-// child leaves behind is reparented to talon and killed.
+// talon becomes a child subreaper in every mode, so a process a tool
+// detached (setsid, a double fork) stays talon's descendant: the approval
+// socket refuses descendants, and where namespaces are unavailable (some
+// containers) and children run under Landlock only, what a killed child
+// leaves behind is reparented to talon and killed. With [Off], adopted
+// processes are left to run; one that exits is reaped when talon exits.
 func Configure(p Policy) Status {
 	st := newState(p)
 	active.Store(st)
-	setSubreaper(st.status.Active && !st.ns)
+	setSubreaper(true)
 	return st.status
 }
 
