@@ -252,12 +252,15 @@ func scanEntryConfig(src []byte, name string) (entryConfig, error) {
 			found.found = true
 		}
 	}
+	prevEnd := 0 // the end of the last expression whose bytes the parser reports
 	for p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
 			path := keyPath(e)
-			end := int(e.Raw.Offset + e.Raw.Length)
+			// The parser reports no bytes for a table header: the header
+			// is the next line that starts with "[".
+			end := headerStart(src, prevEnd)
 			switch {
 			case e.Kind == unstable.ArrayTable && equalPath(path, "plugins", "entries"):
 				finish()
@@ -277,6 +280,7 @@ func scanEntryConfig(src []byte, name string) (entryConfig, error) {
 			}
 			path, v := keyPath(e), e.Value()
 			end := int(e.Raw.Offset + e.Raw.Length)
+			prevEnd = end
 			raw := [2]int{int(v.Raw.Offset), int(v.Raw.Offset + v.Raw.Length)}
 			if inSub {
 				cur.afterSub = end
@@ -307,6 +311,26 @@ func scanEntryConfig(src []byte, name string) (entryConfig, error) {
 	}
 	finish()
 	return found, nil
+}
+
+// headerStart is the offset of the first line at or after from that
+// starts, after blanks, with "[": a table header.
+func headerStart(src []byte, from int) int {
+	for i := from; i < len(src); {
+		eol := bytes.IndexByte(src[i:], '\n')
+		line := src[i:]
+		if eol >= 0 {
+			line = src[i : i+eol]
+		}
+		if t := bytes.TrimLeft(line, " \t"); len(t) > 0 && t[0] == '[' {
+			return i + len(line) - len(t)
+		}
+		if eol < 0 {
+			break
+		}
+		i += eol + 1
+	}
+	return len(src)
 }
 
 // setEntryConfig sets config.KEY of the [[plugins.entries]] table named name

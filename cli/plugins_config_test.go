@@ -192,6 +192,12 @@ func TestSetEntryConfig(t *testing.T) {
 			want: "database = \"old.db\"\nlimit = 6\n\n[[plugins.entries]]\nname = \"r\"\n",
 		},
 		{
+			name:   "empty sub-table: the key goes under its header",
+			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\n[plugins.entries.config]\n\n[serve]\nlisten = \"127.0.0.1:7357\"\n",
+			plugin: "q", key: "limit", value: "6",
+			want: "[plugins.entries.config]\nlimit = 6\n\n[serve]",
+		},
+		{
 			name:   "inline table rewritten",
 			src:    "schema_version = 1\n[[plugins.entries]]\nname = \"q\"\nconfig = { database = \"a.db\" } # inline\n",
 			plugin: "q", key: "limit", value: "6",
