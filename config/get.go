@@ -47,6 +47,10 @@ var keyDefaults = map[string]any{
 	"serve.profile": DefaultProfile,
 	"serve.surface": SurfaceChat,
 
+	"models.*.timeout_seconds": DefaultModelTimeoutSeconds,
+	"models.*.max_retries":     DefaultModelMaxRetries,
+	"models.*.max_tokens":      DefaultModelMaxTokens,
+
 	"mcp.servers.*.enabled":                 true,
 	"mcp.servers.*.startup_timeout_seconds": DefaultMCPStartupSeconds,
 
