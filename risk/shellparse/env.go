@@ -1,10 +1,10 @@
 package shellparse
 
 import (
-	"os"
 	"slices"
 	"strings"
 
+	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -32,7 +32,7 @@ func (e ChildEnv) For(c Command) []string {
 				env = append(env, "PATH="+e.PATH)
 				continue
 			}
-			if v, ok := os.LookupEnv(n); ok {
+			if v, ok := secret.Lookup(n); ok {
 				env = append(env, n+"="+v)
 			}
 		}
