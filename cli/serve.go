@@ -205,7 +205,8 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 			log.Error().Err(err).Msg("the tools of MCP servers could not join the catalog; serving without them")
 		}
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Runtime: rt, Profile: st.profile, Locale: st.locale, Logger: log, Version: version})
+	srv, err := mcpserver.New(mcpserver.Options{Runtime: rt, Profile: st.profile, Locale: st.locale, Logger: log, Version: version,
+		MaxInFlight: cfg.Serve.InFlightLimit(), MaxQueued: cfg.Serve.QueueLimit(), QueueWait: cfg.Serve.QueueWait()})
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}

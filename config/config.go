@@ -352,6 +352,30 @@ type Serve struct {
 	Surface        string   `toml:"surface"`
 	Locale         string   `toml:"locale"`
 	AllowedOrigins []string `toml:"allowed_origins"`
+	// MaxInFlight, QueueLength and QueueWaitSeconds bound the calls that
+	// run at once, those that wait for a slot, and how long one waits
+	// before it is refused as busy; 0 means the default.
+	MaxInFlight      int `toml:"max_in_flight"`
+	QueueLength      int `toml:"queue_length"`
+	QueueWaitSeconds int `toml:"queue_wait_seconds"`
+}
+
+// Defaults of the [serve] queue.
+const (
+	DefaultServeMaxInFlight      = 32
+	DefaultServeQueueLength      = 1024
+	DefaultServeQueueWaitSeconds = 60
+)
+
+// InFlightLimit returns max_in_flight, 32 when absent.
+func (s Serve) InFlightLimit() int { return orDefault(s.MaxInFlight, DefaultServeMaxInFlight) }
+
+// QueueLimit returns queue_length, 1024 when absent.
+func (s Serve) QueueLimit() int { return orDefault(s.QueueLength, DefaultServeQueueLength) }
+
+// QueueWait returns queue_wait_seconds, 60 s when absent.
+func (s Serve) QueueWait() time.Duration {
+	return seconds(s.QueueWaitSeconds, DefaultServeQueueWaitSeconds)
 }
 
 // ListenAddress returns listen, 127.0.0.1:7357 when absent.

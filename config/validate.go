@@ -186,6 +186,9 @@ func (c *Config) validateServe(v *validator) {
 			v.fail([]string{"serve", "profile"}, "serve.profile: %v", err)
 		}
 	}
+	v.nonNegative([]string{"serve", "max_in_flight"}, s.MaxInFlight)
+	v.nonNegative([]string{"serve", "queue_length"}, s.QueueLength)
+	v.nonNegative([]string{"serve", "queue_wait_seconds"}, s.QueueWaitSeconds)
 }
 
 func (c *Config) validateMCP(v *validator) {

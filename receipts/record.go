@@ -162,6 +162,15 @@ func (r *Receipt) Canonical() []byte {
 	return appendRecord(nil, r, true)
 }
 
+// AppendCanonical appends [Receipt.Canonical] to b, without the copy, for
+// a writer that embeds the record in a document of its own.
+func (r *Receipt) AppendCanonical(b []byte) []byte {
+	if r.raw != nil {
+		return append(b, r.raw...)
+	}
+	return appendRecord(b, r, true)
+}
+
 // SigningBytes returns the canonical bytes of the record without sig and
 // endorsement: what both signatures are computed over.
 func (r *Receipt) SigningBytes() []byte {

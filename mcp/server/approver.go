@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/approval"
@@ -15,8 +15,8 @@ import (
 // caller is the MCP session a call came from, carried in the call's
 // context so the approver can reach the person behind it.
 type caller struct {
-	session *sdk.ServerSession
-	id      string
+	session *session
+	out     sender // where a question about this call goes
 	elicit  bool
 }
 
@@ -29,21 +29,6 @@ func withCaller(ctx context.Context, c *caller) context.Context {
 func callerFrom(ctx context.Context) *caller {
 	c, _ := ctx.Value(callerKey{}).(*caller)
 	return c
-}
-
-// canElicit reports whether the client of req accepts form elicitation.
-func canElicit(req *sdk.CallToolRequest) bool {
-	if req.Session == nil {
-		return false
-	}
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil {
-		return false
-	}
-	e := caps.Elicitation
-	// A client that names only URL mode cannot show a form; naming
-	// neither means form, for compatibility with older clients.
-	return e.Form != nil || e.URL == nil
 }
 
 // Approver is the approver of a runtime served over MCP. It asks the
@@ -68,8 +53,8 @@ var errDismissed = errors.New("the question was dismissed without an answer")
 
 // Approve routes req; see [Approver].
 func (a *Approver) Approve(ctx context.Context, req approval.Request) (approval.Answer, error) {
-	if c := callerFrom(ctx); c != nil && c.elicit && c.session != nil {
-		ans, err := elicit(ctx, c.session, req)
+	if c := callerFrom(ctx); c != nil && c.elicit && c.session != nil && c.out != nil {
+		ans, err := elicit(ctx, c, req)
 		switch {
 		case err == nil:
 			return ans, nil
@@ -96,28 +81,41 @@ const (
 )
 
 // elicit asks the client's user and reads one answer.
-func elicit(ctx context.Context, ss *sdk.ServerSession, req approval.Request) (approval.Answer, error) {
+func elicit(ctx context.Context, c *caller, req approval.Request) (approval.Answer, error) {
 	choices := []any{answerYes, answerNo, answerAlways}
 	names := []any{"Yes, run it once", "No, refuse it", "Always allow this exact call in this session"}
 	if req.AlwaysAsk {
 		choices, names = choices[:2], names[:2]
 	}
-	schema := map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			answerField: map[string]any{
-				"type":        "string",
-				"title":       "Allow this call?",
-				"enum":        choices,
-				"enumNames":   names,
-				"description": "yes runs it once; no refuses it" + alwaysHint(req),
+	params, err := json.Marshal(map[string]any{
+		"message": elicitMessage(req),
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				answerField: map[string]any{
+					"type":        "string",
+					"title":       "Allow this call?",
+					"enum":        choices,
+					"enumNames":   names,
+					"description": "yes runs it once; no refuses it" + alwaysHint(req),
+				},
 			},
+			"required": []any{answerField},
 		},
-		"required": []any{answerField},
-	}
-	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Message: elicitMessage(req), RequestedSchema: schema})
+	})
 	if err != nil {
 		return approval.No, err
+	}
+	raw, err := c.session.ask(ctx, c.out, methodElicit, params)
+	if err != nil {
+		return approval.No, err
+	}
+	var res struct {
+		Action  string         `json:"action"`
+		Content map[string]any `json:"content"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return approval.No, fmt.Errorf("the client's answer to the question is not an elicitation result: %w", err)
 	}
 	switch res.Action {
 	case "accept":

@@ -62,3 +62,53 @@ func FuzzObjectSchema(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeMessage feeds whole messages as a client sends them, over
+// stdio or in an HTTP body: decoding never panics, and whatever talon
+// answers (the error, with the id it found) is one valid JSON value.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, s := range []string{
+		initLine, initializedLine, `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"x","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`,
+		`[]`, `{}`, `{"jsonrpc":"2.0","id":{"x":1},"method":"ping"}`, `{"jsonrpc":"2.0","id":5,"method":7}`, `"\ud800"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, rerr := decodeMessage(data)
+		if rerr == nil {
+			if m == nil || m.JSONRPC != "2.0" || (m.Method == "" && len(m.ID) == 0) {
+				t.Fatalf("accepted %q as %+v", data, m)
+			}
+			return
+		}
+		var id json.RawMessage
+		if m != nil {
+			id = m.ID
+		}
+		if out := appendErrorResponse(nil, id, rerr); !json.Valid(out) {
+			t.Fatalf("answer to %q is not JSON: %s", data, out)
+		}
+	})
+}
+
+// FuzzAppendString checks talon's JSON string writer against
+// encoding/json's reading of it.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "a", "\"\\\n\t\x00\x1f", "\u2028\u2029", "\xff\xfe", "日本語", "<&>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := appendString(nil, s)
+		var back string
+		if err := json.Unmarshal(out, &back); err != nil {
+			t.Fatalf("%q -> %s: %v", s, out, err)
+		}
+		std, _ := json.Marshal(s)
+		var want string
+		_ = json.Unmarshal(std, &want)
+		if back != want {
+			t.Fatalf("%q -> %s -> %q, encoding/json reads %q", s, out, back, want)
+		}
+	})
+}

@@ -8,14 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"sort"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/runtime"
@@ -29,6 +27,9 @@ const (
 	// DefaultMaxQueued is how many more wait for a slot before a call is
 	// refused as busy.
 	DefaultMaxQueued = 1024
+	// DefaultQueueWait is how long a call waits for a slot before it is
+	// refused as busy.
+	DefaultQueueWait = time.Minute
 	// DefaultName is the server name reported to clients.
 	DefaultName = "talon"
 )
@@ -45,13 +46,18 @@ const (
 )
 
 // CodeBusy is the JSON-RPC error code of a call refused because the
-// server is at its in-flight limit or shutting down; the client may retry.
+// server's queue is full or shutting down; the client may retry. The
+// error's data carries retryAfterMs, a hint of when.
 const CodeBusy = -32000
+
+// retryAfter is the retry hint of a busy answer.
+const retryAfter = time.Second
 
 var (
 	// ErrNoRuntime is returned by [New] without a runtime.
 	ErrNoRuntime = errors.New("mcp server needs a runtime")
-	// ErrBusy refuses a call beyond the in-flight limit.
+	// ErrBusy refuses a call when the queue for a slot is full, or the
+	// call waited in it too long.
 	ErrBusy = errors.New("talon is busy")
 	// ErrShuttingDown refuses a call that arrives during shutdown.
 	ErrShuttingDown = errors.New("talon is shutting down")
@@ -69,10 +75,14 @@ type Options struct {
 	// MaxInFlight bounds concurrent tools/call requests across sessions;
 	// zero means [DefaultMaxInFlight]. A call beyond it waits for a slot.
 	MaxInFlight int
-	// MaxQueued bounds the calls waiting for a slot; zero means
-	// [DefaultMaxQueued], negative means none wait. A call beyond it is
-	// refused with [CodeBusy] and nothing runs.
+	// MaxQueued bounds the calls waiting for a slot, which get one in
+	// arrival order; zero means [DefaultMaxQueued], negative means none
+	// wait. A call beyond it is refused with [CodeBusy] and nothing runs.
 	MaxQueued int
+	// QueueWait bounds how long a call waits for a slot before it is
+	// refused with [CodeBusy]; zero means [DefaultQueueWait], negative
+	// means it waits as long as its client does.
+	QueueWait time.Duration
 	// Name and Version are reported to clients; "" means [DefaultName]
 	// and "dev".
 	Name    string
@@ -86,27 +96,26 @@ type Options struct {
 // safe for concurrent use.
 type Server struct {
 	rt    *runtime.Runtime
-	sdk   *sdk.Server
 	log   zerolog.Logger
-	sem   chan struct{} // a slot per running call
-	queue chan struct{} // a slot per accepted call, running or waiting
+	gate  *gate
+	limit struct{ running, queued int }
+	wait  time.Duration
+	init  []byte // the result of initialize, after protocolVersion
 
 	// stop ends every call still running when a drain runs out of time.
 	stop    context.Context
 	stopAll context.CancelFunc
 
-	mu       sync.Mutex // guards draining, profile, locale
+	mu       sync.Mutex // guards draining, profile, locale, sessions
 	draining bool
-	drainCh  chan struct{} // closed when a drain starts
 	inflight sync.WaitGroup
 	profile  string
 	locale   string
+	sessions map[*session]struct{}
 
 	syncMu sync.Mutex        // serializes Sync
-	listed map[string]string // tool name -> fingerprint of what clients see
-
-	sessionIDs sync.Map // *sdk.ServerSession -> string, for transports without ids
-	requests   sync.Map // request token -> context of the HTTP request carrying a call
+	listed map[string]string // tool name -> what clients see of it
+	list   atomic.Pointer[[]byte]
 }
 
 // New builds a server and publishes the runtime's current view.
@@ -123,6 +132,12 @@ func New(opts Options) (*Server, error) {
 	case opts.MaxQueued < 0:
 		opts.MaxQueued = 0
 	}
+	switch {
+	case opts.QueueWait == 0:
+		opts.QueueWait = DefaultQueueWait
+	case opts.QueueWait < 0:
+		opts.QueueWait = 0
+	}
 	if opts.Name == "" {
 		opts.Name = DefaultName
 	}
@@ -131,37 +146,23 @@ func New(opts Options) (*Server, error) {
 	}
 	stop, stopAll := context.WithCancel(context.Background())
 	s := &Server{
-		rt: opts.Runtime, log: opts.Logger, sem: make(chan struct{}, opts.MaxInFlight),
-		queue: make(chan struct{}, opts.MaxInFlight+opts.MaxQueued), drainCh: make(chan struct{}),
-		stop: stop, stopAll: stopAll, profile: opts.Profile, locale: opts.Locale,
-		listed: map[string]string{},
+		rt: opts.Runtime, log: opts.Logger, gate: newGate(opts.MaxInFlight, opts.MaxQueued, opts.QueueWait),
+		wait: opts.QueueWait, stop: stop, stopAll: stopAll, profile: opts.Profile, locale: opts.Locale,
+		sessions: map[*session]struct{}{}, listed: map[string]string{},
 	}
-	s.sdk = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
-		// Tools are announced even while the catalog is empty, so a client
-		// connected then still hears about a reload that adds some.
-		Capabilities:              &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-		SupportedProtocolVersions: protocolVersions(),
-	})
+	s.limit.running, s.limit.queued = opts.MaxInFlight, opts.MaxQueued
+	// Tools are announced even while the catalog is empty, so a client
+	// connected then still hears about a reload that adds some.
+	info, _ := json.Marshal(struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}{opts.Name, opts.Version})
+	s.init = append(append([]byte(`,"capabilities":{"tools":{"listChanged":true}},"serverInfo":`), info...), '}')
 	if _, err := s.Sync(); err != nil {
 		stopAll()
 		return nil, err
 	}
 	return s, nil
-}
-
-// protocolVersions are the protocol revisions talon serves: those with a
-// session and the initialize handshake. Approvals ask the client in the
-// middle of a call and list changes are pushed to the session, which the
-// stateless revisions (2026-07-28 and later) do differently; their clients
-// fall back to the newest revision listed here.
-func protocolVersions() []string {
-	var out []string
-	for _, v := range sdk.SupportedProtocolVersions() {
-		if v < "2026-07-28" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // SetView changes the profile and locale of the tool list; call [Server.Sync]
@@ -193,79 +194,73 @@ func (s *Server) Sync() (changed bool, err error) {
 		return false, err
 	}
 	next := make(map[string]string, len(specs))
-	var add []*sdk.Tool
+	list := []byte(`{"tools":[`)
 	for _, spec := range specs {
-		t, err := mcpTool(spec)
+		t, err := toolJSON(spec)
 		if err != nil {
 			s.log.Warn().Str("tool", spec.Name).Str("attribution", spec.Attribution.String()).Err(err).Msg("tool left out of tools/list")
 			continue
 		}
-		fp, err := json.Marshal(t)
-		if err != nil {
+		if _, dup := next[spec.Name]; dup {
 			continue
 		}
-		next[t.Name] = string(fp)
-		if s.listed[t.Name] != string(fp) {
-			add = append(add, t)
+		next[spec.Name] = string(t)
+		if len(next) > 1 {
+			list = append(list, ',')
 		}
+		list = append(list, t...)
 	}
-	var remove []string
-	for name := range s.listed {
-		if _, ok := next[name]; !ok {
-			remove = append(remove, name)
-		}
-	}
-	sort.Strings(remove)
-	if len(remove) > 0 {
-		s.sdk.RemoveTools(remove...)
-	}
-	for _, t := range add {
-		if err := s.addTool(t); err != nil {
-			s.log.Warn().Str("tool", t.Name).Err(err).Msg("tool left out of tools/list")
-			delete(next, t.Name)
+	list = append(list, "]}"...)
+	changed = len(next) != len(s.listed)
+	for name, t := range next {
+		if s.listed[name] != t {
+			changed = true
+			break
 		}
 	}
 	s.listed = next
-	return len(add) > 0 || len(remove) > 0, nil
+	s.list.Store(&list)
+	if changed {
+		s.broadcast(appendRequest(nil, "", noteToolsChanged, nil))
+	}
+	return changed, nil
 }
 
-// addTool registers t with the SDK, which panics on schemas it rejects;
-// mcpTool has checked them, and a panic is still turned into an error.
-func (s *Server) addTool(t *sdk.Tool) (err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("rejected by the MCP library: %v", v)
-		}
-	}()
-	s.sdk.AddTool(t, s.callTool)
-	return nil
-}
-
-// mcpTool is a spec as MCP clients see it.
-func mcpTool(spec tool.Spec) (*sdk.Tool, error) {
+// toolJSON is a spec as MCP clients see it in tools/list.
+func toolJSON(spec tool.Spec) ([]byte, error) {
+	if err := tool.ValidateName(spec.Name); err != nil {
+		return nil, err
+	}
 	input, err := objectSchema(spec.Input)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	t := &sdk.Tool{
-		Name:        spec.Name,
-		Description: spec.Description,
-		InputSchema: input,
-		Meta:        sdk.Meta{MetaTier: spec.Tier.String(), MetaAttribution: spec.Attribution.String()},
+	b := append([]byte(`{"name":`), appendString(nil, spec.Name)...)
+	if spec.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendString(b, spec.Description)
 	}
+	b = append(b, `,"inputSchema":`...)
+	b = append(b, input...)
 	if len(bytes.TrimSpace(spec.Output)) > 0 {
 		// An output schema is passed on only when it describes an object,
 		// the one shape every protocol revision allows for structured
 		// content.
 		if out, err := objectSchema(spec.Output); err == nil {
-			t.OutputSchema = out
+			b = append(b, `,"outputSchema":`...)
+			b = append(b, out...)
 		}
 	}
-	return t, nil
+	b = append(b, `,"_meta":{"`+MetaTier+`":`...)
+	b = appendString(b, spec.Tier.String())
+	b = append(b, `,"`+MetaAttribution+`":`...)
+	b = appendString(b, spec.Attribution.String())
+	return append(b, "}}"...), nil
 }
 
-// objectSchema checks that raw is a JSON Schema for an object; a schema
-// without "type" gets "type": "object", which MCP requires.
+// objectSchema checks that raw is a JSON Schema for an object and returns
+// it compacted; a schema without "type" gets "type": "object", which MCP
+// requires.
 func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return json.RawMessage(`{"type":"object"}`), nil
@@ -276,7 +271,11 @@ func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	switch t := m["type"]; t {
 	case "object":
-		return raw, nil
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, raw); err != nil {
+			return nil, errors.New("not a JSON object")
+		}
+		return buf.Bytes(), nil
 	case nil:
 		m["type"] = "object"
 		return json.Marshal(m)
@@ -285,139 +284,176 @@ func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 	}
 }
 
-// callTool handles every tools/call.
-func (s *Server) callTool(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-	release, err := s.admit(ctx)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return nil, err
+// addSession registers a session for list changes and Close.
+func (s *Server) addSession(ss *session) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sessions[ss] = struct{}{}
+}
+
+func (s *Server) removeSession(ss *session) {
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	s.mu.Unlock()
+	ss.close()
+}
+
+// broadcast pushes msg to every session that can be reached outside a
+// request.
+func (s *Server) broadcast(msg []byte) {
+	s.mu.Lock()
+	list := make([]*session, 0, len(s.sessions))
+	for ss := range s.sessions {
+		list = append(list, ss)
 	}
-	if err != nil {
-		s.log.Warn().Str("tool", req.Params.Name).Err(err).Msg("call refused")
-		return nil, &jsonrpc.Error{Code: CodeBusy, Message: err.Error()}
+	s.mu.Unlock()
+	for _, ss := range list {
+		if ss.ready() && ss.push != nil {
+			ss.push(msg)
+		}
 	}
-	defer release()
+}
+
+// handle answers one request of ss. out carries what talon sends the
+// client while the request runs. It returns the response, or nil when
+// the request was cancelled by its client, which expects none.
+func (s *Server) handle(ctx context.Context, ss *session, m *message, out sender) []byte {
+	switch m.Method {
+	case methodInitialize:
+		v, rerr := ss.initialize(m.Params)
+		if rerr != nil {
+			return appendErrorResponse(nil, m.ID, rerr)
+		}
+		res := append(append([]byte(`{"protocolVersion":`), appendString(nil, v)...), s.init...)
+		return appendResponse(nil, m.ID, res)
+	case methodPing:
+		return appendResponse(nil, m.ID, []byte(`{}`))
+	case methodToolsList, methodToolsCall:
+		if !ss.ready() {
+			return appendErrorResponse(nil, m.ID, rpcErrorf(codeInvalidRequest, "method %q is invalid before initialize; send initialize first", m.Method))
+		}
+	default:
+		return appendErrorResponse(nil, m.ID, errUnsupported(m.Method))
+	}
+	if m.Method == methodToolsList {
+		return appendResponse(nil, m.ID, *s.list.Load())
+	}
+	return s.callTool(ctx, ss, m, out)
+}
+
+// notify handles a notification of ss.
+func (s *Server) notify(ss *session, m *message) {
+	if m.Method == noteCancelled {
+		ss.cancel(m.Params)
+	}
+}
+
+// callParams are what talon reads of tools/call.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// callTool runs a tools/call through the runtime.
+func (s *Server) callTool(ctx context.Context, ss *session, m *message, out sender) []byte {
+	var p callParams
+	if len(m.Params) == 0 || json.Unmarshal(m.Params, &p) != nil || p.Name == "" {
+		return appendErrorResponse(nil, m.ID, rpcErrorf(codeInvalidParams, "tools/call needs params with the tool's name and its arguments"))
+	}
+	if err := s.admit(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		s.log.Warn().Str("tool", p.Name).Err(err).Msg("call refused")
+		return appendErrorResponse(nil, m.ID, busyError(err))
+	}
+	defer s.done()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.stop, cancel)()
-	if rctx := s.requestContext(req); rctx != nil {
-		// The HTTP request that carries the call went away: nobody can
-		// receive the result, so the call is cancelled.
-		defer context.AfterFunc(rctx, cancel)()
-	}
-	id := s.sessionID(req.Session)
-	ctx = withCaller(ctx, &caller{session: req.Session, id: id, elicit: canElicit(req)})
+	defer context.AfterFunc(ss.ctx, cancel)()
+	defer ss.track(m.ID, cancel)()
+	ctx = withCaller(ctx, &caller{session: ss, out: out, elicit: ss.canElicit()})
 	profile, _ := s.view()
 	res, err := s.rt.Call(ctx, tool.Call{
-		Name: req.Params.Name, Args: req.Params.Arguments, Channel: tool.ChannelMCP, Profile: profile, SessionID: id,
+		Name: p.Name, Args: p.Arguments, Channel: tool.ChannelMCP, Profile: profile, SessionID: ss.id,
 	})
 	if err != nil {
-		return nil, protocolError(err)
+		if ctx.Err() != nil && s.stop.Err() == nil {
+			return nil
+		}
+		return appendErrorResponse(nil, m.ID, protocolError(err, s.stop.Err() != nil))
 	}
-	return callResult(res), nil
+	return appendResponse(nil, m.ID, appendCallResult(nil, res))
 }
 
-// admit takes an in-flight slot, waiting in a bounded queue for one, or
+// admit takes an in-flight slot, waiting in the bounded queue for one, or
 // says why there is none.
-func (s *Server) admit(ctx context.Context) (release func(), err error) {
-	refuse := func() error {
-		return fmt.Errorf("%w: the call was not started; reconnect once it is back", ErrShuttingDown)
-	}
-	s.mu.Lock()
-	draining := s.draining
-	s.mu.Unlock()
-	if draining {
-		return nil, refuse()
-	}
-	select {
-	case s.queue <- struct{}{}:
-	default:
-		return nil, fmt.Errorf("%w: %d calls are running and %d waiting; nothing ran, retry shortly", ErrBusy, cap(s.sem), cap(s.queue)-cap(s.sem))
-	}
-	select {
-	case s.sem <- struct{}{}:
-	case <-ctx.Done():
-		<-s.queue
-		return nil, ctx.Err()
-	case <-s.drainCh:
-		<-s.queue
-		return nil, refuse()
+func (s *Server) admit(ctx context.Context) error {
+	if err := s.gate.acquire(ctx); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.draining {
-		<-s.sem
-		<-s.queue
-		return nil, refuse()
+		s.gate.release()
+		return errDraining
 	}
 	s.inflight.Add(1)
-	return func() {
-		<-s.sem
-		<-s.queue
-		s.inflight.Done()
-	}, nil
+	return nil
+}
+
+func (s *Server) done() {
+	s.inflight.Done()
+	s.gate.release()
+}
+
+// errDraining is how the gate refuses calls once a drain started.
+var errDraining = fmt.Errorf("%w: the call was not started; reconnect once it is back", ErrShuttingDown)
+
+// busyError is the answer to a call that was refused.
+func busyError(err error) *rpcError {
+	data := []byte(`{"retryAfterMs":` + strconv.FormatInt(retryAfter.Milliseconds(), 10) + `}`)
+	switch {
+	case errors.Is(err, ErrShuttingDown):
+		return &rpcError{Code: CodeBusy, Message: err.Error()}
+	case errors.Is(err, errQueueWait):
+		return &rpcError{Code: CodeBusy, Data: data, Message: fmt.Sprintf("%v: %v; nothing ran, retry in a few seconds", ErrBusy, err)}
+	default:
+		return &rpcError{Code: CodeBusy, Data: data, Message: fmt.Sprintf("%v: %v, every slot is taken and the queue is full; nothing ran, retry in a few seconds", ErrBusy, err)}
+	}
 }
 
 // protocolError maps a hard error of the pipeline to a JSON-RPC error.
-func protocolError(err error) error {
+func protocolError(err error, stopping bool) *rpcError {
 	var code int64
 	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
+	case stopping && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		return &rpcError{Code: CodeBusy, Message: fmt.Sprintf("%v: the call was cancelled", ErrShuttingDown)}
 	case errors.Is(err, runtime.ErrUnknownTool),
 		errors.Is(err, tool.ErrArgumentsNotObject),
 		errors.Is(err, tool.ErrArgumentsMalformed):
-		code = jsonrpc.CodeInvalidParams
+		code = codeInvalidParams
 	default:
-		code = jsonrpc.CodeInternalError
+		code = codeInternalError
 	}
-	return &jsonrpc.Error{Code: code, Message: err.Error()}
+	return &rpcError{Code: code, Message: err.Error()}
 }
 
-// callResult maps a runtime result to MCP: text content always, structured
-// content when the data is a JSON object, isError for a failed result.
-func callResult(res tool.Result) *sdk.CallToolResult {
-	out := &sdk.CallToolResult{Meta: resultMeta(res)}
-	if !res.Success {
-		out.IsError = true
-		out.Content = []sdk.Content{&sdk.TextContent{Text: res.Error}}
-		if res.Denied {
-			if out.Meta == nil {
-				out.Meta = sdk.Meta{}
-			}
-			out.Meta[MetaDenied] = true
-		}
-		return out
-	}
-	text := res.Output.Text
-	if res.Output.Data != nil {
-		if b, err := json.Marshal(res.Output.Data); err == nil {
-			if t := bytes.TrimSpace(b); len(t) > 0 && t[0] == '{' {
-				out.StructuredContent = json.RawMessage(b)
-			}
-			if text == "" {
-				text = string(b)
-			}
-		}
-	}
-	out.Content = []sdk.Content{&sdk.TextContent{Text: text}}
-	return out
-}
-
-// Drain stops admitting calls and waits for those in flight. When ctx ends
-// first, the remaining calls are cancelled and Drain waits up to grace for
-// them to return.
+// Drain stops admitting calls and waits for those in flight; calls waiting
+// for a slot are refused without running. When ctx ends first, the
+// remaining calls are cancelled and Drain waits up to grace for them to
+// return.
 //
 // # Errors
 //
 // Drain reports calls that were cancelled, or that still ran after grace.
 func (s *Server) Drain(ctx context.Context, grace time.Duration) error {
 	s.mu.Lock()
-	if !s.draining {
-		s.draining = true
-		close(s.drainCh)
-	}
+	s.draining = true
 	s.mu.Unlock()
+	s.gate.close(errDraining)
 	done := make(chan struct{})
 	go func() {
 		s.inflight.Wait()
@@ -442,59 +478,17 @@ func (s *Server) Drain(ctx context.Context, grace time.Duration) error {
 // Close ends every session and cancels what still runs.
 func (s *Server) Close() error {
 	s.stopAll()
-	var errs []error
-	for ss := range s.sdk.Sessions() {
-		if err := ss.Close(); err != nil && !errors.Is(err, sdk.ErrConnectionClosed) {
-			errs = append(errs, err)
-		}
+	s.mu.Lock()
+	list := make([]*session, 0, len(s.sessions))
+	for ss := range s.sessions {
+		list = append(list, ss)
 	}
-	return errors.Join(errs...)
-}
-
-// ServeStdio serves one session over in and out (newline-delimited
-// JSON-RPC) until the client closes in or ctx ends. At the end of in, every
-// request already read is answered before ServeStdio returns; a malformed
-// message is answered with a JSON-RPC error and the session goes on. Cancel
-// ctx only after [Server.Drain]: ending it closes the session at once.
-func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	rc, ok := in.(io.ReadCloser)
-	if !ok {
-		rc = io.NopCloser(in)
+	s.sessions = map[*session]struct{}{}
+	s.mu.Unlock()
+	for _, ss := range list {
+		ss.close()
 	}
-	ss, err := s.sdk.Connect(ctx, &stdioTransport{in: rc, out: out}, nil)
-	if err != nil {
-		return fmt.Errorf("start stdio session: %w", err)
-	}
-	defer s.sessionIDs.Delete(ss)
-	done := make(chan error, 1)
-	go func() { done <- ss.Wait() }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = ss.Close()
-		err = <-done
-	}
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
-		return nil
-	}
-	return err
-}
-
-// sessionID names a session for the runtime ("always" answers, logs).
-// Streamable HTTP sessions carry their own id; a stdio session is given
-// one on its first call.
-func (s *Server) sessionID(ss *sdk.ServerSession) string {
-	if ss == nil {
-		return ""
-	}
-	if id := ss.ID(); id != "" {
-		return id
-	}
-	if v, ok := s.sessionIDs.Load(ss); ok {
-		return v.(string)
-	}
-	v, _ := s.sessionIDs.LoadOrStore(ss, "stdio-"+randomHex(8))
-	return v.(string)
+	return nil
 }
 
 func randomHex(n int) string {

@@ -4,14 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const (
@@ -23,73 +19,122 @@ const (
 	maxJSONDepth = 64
 )
 
-// errConnClosed is what a write after Close returns.
+// errConnClosed is what a write after the session ended returns.
 var errConnClosed = errors.New("stdio connection closed")
 
-// stdioTransport is the newline-delimited JSON-RPC transport of
-// `talon serve --stdio`. Unlike the SDK's IO transport it keeps a session
-// alive across a bad message, answering it with the JSON-RPC error it
-// deserves (-32700 for what is not one JSON value of sane depth and size,
-// -32600 for JSON that is not a request), and at the end of its input it
-// answers every request already read before reporting end of file, so a
-// client that pipes its requests and closes its end gets every answer.
-type stdioTransport struct {
-	in  io.ReadCloser
-	out io.Writer
-}
+// ServeStdio serves one session over in and out (newline-delimited
+// JSON-RPC) until the client closes in or ctx ends. At the end of in, every
+// request already read is answered before ServeStdio returns, unless
+// nobody reads out any more; a malformed message is answered with a
+// JSON-RPC error and the session goes on. Cancel ctx only after
+// [Server.Drain]: ending it closes the session at once.
+//
+// Requests other than tools/call are answered in the order they arrive;
+// calls run concurrently, bounded as [Options] says, and are answered as
+// they finish.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	ss := newSession("stdio-" + randomHex(8))
+	c := &stdioConn{out: out, closed: ss.closedCh()}
+	ss.push = func(msg []byte) bool { return c.send(msg) == nil }
+	s.addSession(ss)
+	defer s.removeSession(ss)
 
-func (t *stdioTransport) Connect(context.Context) (sdk.Connection, error) {
-	c := &stdioConn{
-		out:       t.out,
-		in:        t.in,
-		msgs:      make(chan jsonrpc.Message),
-		inputDone: make(chan struct{}),
-		closed:    make(chan struct{}),
-		pending:   map[jsonrpc.ID]struct{}{},
-		changed:   make(chan struct{}),
+	// Calls run under sctx: it ends with the session.
+	sctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls sync.WaitGroup
+	readDone := make(chan error, 1)
+	go func() { readDone <- s.readStdio(sctx, ss, c, in, &calls) }()
+
+	var err error
+	select {
+	case err = <-readDone:
+		if err == nil {
+			err = s.finishStdio(ctx, ss, c, &calls)
+		}
+	case <-ctx.Done():
+	case <-ss.closedCh():
 	}
-	go c.readLoop()
-	return c, nil
+	cancel()
+	ss.close()
+	if cl, ok := in.(io.Closer); ok {
+		// Unblocks a read still waiting for input.
+		_ = cl.Close()
+	}
+	calls.Wait()
+	return err
 }
 
-type stdioConn struct {
-	in  io.ReadCloser
-	out io.Writer
-	wmu sync.Mutex // one whole line at a time
-
-	msgs      chan jsonrpc.Message // decoded messages for the session
-	inputDone chan struct{}        // closed after the last message was handed over
-	readErr   error                // why input ended; set before inputDone closes
-
-	closeOnce sync.Once
-	closed    chan struct{}
-
-	mu      sync.Mutex
-	pending map[jsonrpc.ID]struct{} // requests read and not yet answered
-	changed chan struct{}           // closed and replaced when pending shrinks
+// finishStdio waits, at the end of the input, until every call read has
+// been answered. A client that closed only its end of our input is still
+// reading our answers; one that went away altogether is not, and then the
+// calls it left are cancelled rather than finished for nobody.
+func (s *Server) finishStdio(ctx context.Context, ss *session, c *stdioConn, calls *sync.WaitGroup) error {
+	finished := make(chan struct{})
+	go func() {
+		calls.Wait()
+		close(finished)
+	}()
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	gone := readerGone(c.out, stopWatch)
+	select {
+	case <-finished:
+	case <-gone:
+	case <-ctx.Done():
+	case <-ss.closedCh():
+	}
+	return nil
 }
 
-func (c *stdioConn) SessionID() string { return "" }
-
-func (c *stdioConn) readLoop() {
-	defer close(c.inputDone)
-	br := bufio.NewReaderSize(c.in, 64<<10)
+// readStdio reads and dispatches messages until the end of in. It returns
+// nil at the end of the input, or the read error.
+func (s *Server) readStdio(ctx context.Context, ss *session, c *stdioConn, in io.Reader, calls *sync.WaitGroup) error {
+	br := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, tooLong, err := readLine(br, maxLineBytes)
 		switch {
+		case ctx.Err() != nil:
+			return nil
 		case tooLong:
-			c.reject(nil, jsonrpc.CodeParseError, fmt.Sprintf("message longer than %d bytes", maxLineBytes))
+			_ = c.send(appendErrorResponse(nil, nil, rpcErrorf(codeParseError, "message longer than %d bytes", maxLineBytes)))
 		case len(bytes.TrimSpace(line)) > 0:
-			if msg := c.decode(line); msg != nil && !c.deliver(msg) {
-				return
-			}
+			s.dispatchStdio(ctx, ss, c, line, calls)
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				c.readErr = err
+			if errors.Is(err, io.EOF) {
+				return nil
 			}
-			return
+			return err
 		}
+	}
+}
+
+// dispatchStdio handles one line: requests other than tools/call and
+// notifications in order, calls on goroutines of their own.
+func (s *Server) dispatchStdio(ctx context.Context, ss *session, c *stdioConn, line []byte, calls *sync.WaitGroup) {
+	m, rerr := decodeMessage(line)
+	switch {
+	case rerr != nil:
+		var id []byte
+		if m != nil {
+			id = m.ID
+		}
+		_ = c.send(appendErrorResponse(nil, id, rerr))
+	case m.Method == "":
+		ss.answer(m)
+	case !m.isCall():
+		s.notify(ss, m)
+	case m.Method == methodToolsCall:
+		calls.Add(1)
+		go func() {
+			defer calls.Done()
+			if resp := s.handle(ctx, ss, m, c); resp != nil {
+				_ = c.send(resp)
+			}
+		}()
+	default:
+		_ = c.send(s.handle(ctx, ss, m, c))
 	}
 }
 
@@ -112,200 +157,24 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 	}
 }
 
-// decode turns one line into a message for the session, or answers it
-// with an error and returns nil.
-func (c *stdioConn) decode(line []byte) jsonrpc.Message {
-	if why := checkJSON(line); why != "" {
-		c.reject(nil, jsonrpc.CodeParseError, why)
-		return nil
-	}
-	switch bytes.TrimSpace(line)[0] {
-	case '{':
-	case '[':
-		c.reject(nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported over stdio; send one message per line")
-		return nil
-	default:
-		c.reject(nil, jsonrpc.CodeInvalidRequest, "a message must be a JSON object")
-		return nil
-	}
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
-		c.reject(requestID(line), jsonrpc.CodeInvalidRequest, "not a JSON-RPC 2.0 message: "+err.Error())
-		return nil
-	}
-	return msg
+// stdioConn writes whole lines to the client.
+type stdioConn struct {
+	mu     sync.Mutex // one whole line at a time
+	out    io.Writer
+	closed <-chan struct{}
 }
 
-// checkJSON says why line is not one JSON value of sane depth, or "".
-func checkJSON(line []byte) string {
-	if !json.Valid(line) {
-		return "not valid JSON"
-	}
-	depth, inString, escaped := 0, false, false
-	for _, b := range line {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-		case b == '"':
-			inString = true
-		case b == '{' || b == '[':
-			if depth++; depth > maxJSONDepth {
-				return fmt.Sprintf("nested deeper than %d levels", maxJSONDepth)
-			}
-		case b == '}' || b == ']':
-			depth--
-		}
-	}
-	return ""
-}
-
-// requestID is the id of a message that did not decode, when it has a
-// usable one.
-func requestID(line []byte) json.RawMessage {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
-		return nil
-	}
-	var v any
-	if json.Unmarshal(m.ID, &v) != nil {
-		return nil
-	}
-	switch v.(type) {
-	case string, float64:
-		return m.ID
-	}
-	return nil
-}
-
-// deliver hands msg to the session, remembering a request until it is
-// answered. It reports false when the connection closed first.
-func (c *stdioConn) deliver(msg jsonrpc.Message) bool {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-		c.mu.Lock()
-		c.pending[req.ID] = struct{}{}
-		c.mu.Unlock()
-	}
-	select {
-	case c.msgs <- msg:
-		return true
-	case <-c.closed:
-		return false
-	}
-}
-
-// Read returns the next message. At the end of the input it first waits
-// until every request read has been answered.
-func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case msg := <-c.msgs:
-		return msg, nil
-	case <-c.inputDone:
-	case <-c.closed:
-		return nil, io.EOF
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	// A client that closed only its end of our input is still reading our
-	// answers; one that went away altogether is not, and then the calls
-	// it left are cancelled rather than finished for nobody.
-	gone := readerGone(c.out, c.closed)
-	for {
-		c.mu.Lock()
-		n, changed := len(c.pending), c.changed
-		c.mu.Unlock()
-		if n == 0 {
-			break
-		}
-		select {
-		case <-changed:
-		case <-gone:
-			return nil, io.EOF
-		case <-c.closed:
-			return nil, io.EOF
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	if c.readErr != nil {
-		return nil, c.readErr
-	}
-	return nil, io.EOF
-}
-
-// Write writes msg as one line; a response settles its request.
-func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return err
-	}
-	err = c.writeLine(data)
-	if resp, ok := msg.(*jsonrpc.Response); ok {
-		c.settle(resp.ID)
-	}
-	return err
-}
-
-func (c *stdioConn) settle(id jsonrpc.ID) {
+// send writes msg as one line.
+func (c *stdioConn) send(msg []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.pending[id]; !ok {
-		return
-	}
-	delete(c.pending, id)
-	close(c.changed)
-	c.changed = make(chan struct{})
-}
-
-// reject answers a message the session never sees. id is the raw id, or
-// nil for null.
-func (c *stdioConn) reject(id json.RawMessage, code int, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	type wireError struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	}
-	data, err := json.Marshal(struct {
-		Version string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   wireError       `json:"error"`
-	}{"2.0", id, wireError{code, message}})
-	if err == nil {
-		_ = c.writeLine(data)
-	}
-}
-
-func (c *stdioConn) writeLine(data []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	select {
 	case <-c.closed:
 		return errConnClosed
 	default:
 	}
-	_, err := c.out.Write(append(data, '\n'))
-	return err
-}
-
-// Close ends the connection; a Read waiting for input returns.
-func (c *stdioConn) Close() error {
-	var err error
-	c.closeOnce.Do(func() {
-		close(c.closed)
-		err = c.in.Close()
-	})
-	return err
+	if _, err := c.out.Write(append(msg, '\n')); err != nil {
+		return fmt.Errorf("write to the client: %w", err)
+	}
+	return nil
 }
