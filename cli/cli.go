@@ -18,6 +18,7 @@ import (
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/commandtool"
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/consolelog"
 	"github.com/talonhq/talon/internal/spelling"
 	"github.com/talonhq/talon/locales"
 	"github.com/talonhq/talon/plugins"
@@ -235,7 +236,7 @@ func (e *env) logger() (zerolog.Logger, error) {
 	if err != nil {
 		return zerolog.Nop(), usageErrorf("unknown --log-level %q: use debug, info, warn or error", e.g.logLevel)
 	}
-	return zerolog.New(zerolog.SyncWriter(zerolog.ConsoleWriter{Out: e.io.ErrOut, NoColor: true, TimeFormat: "15:04:05"})).Level(lvl).With().Timestamp().Logger(), nil
+	return zerolog.New(zerolog.SyncWriter(consolelog.Writer{Out: e.io.ErrOut, TimeFormat: "15:04:05"})).Level(lvl).With().Timestamp().Logger(), nil
 }
 
 // localeFor resolves the locale of output.
