@@ -7,7 +7,7 @@ KITS      := plugins/pdk plugins/sdk plugins/proto
 GOLANGCI  := github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v2.15.0
 BENCHTIME ?= 1s
 
-.PHONY: all build run test tools proto dist test-tagged bench lint fuzz clean
+.PHONY: all build run test tools proto dist test-tagged bench lint fuzz clean console-screenshots
 
 all: build
 
@@ -48,6 +48,10 @@ proto:
 ## test-tagged: the checks that need a binary built with the test-only feature
 test-tagged:
 	$(GO) test -race -count=1 -tags talon_testtools -run 'TestTaggedScripts' ./cmd/talon
+
+## console-screenshots: regenerate docs/console/*.png with the console's browser test (headless Chromium)
+console-screenshots: tools
+	TALON_CONSOLE_SCREENSHOTS=$(CURDIR)/docs/console $(GO) test -count=1 -run 'TestBrowser$$' ./console
 
 ## bench: every benchmark (root module and bench/extism), then bench/REPORT.md
 bench:

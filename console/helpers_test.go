@@ -55,6 +55,7 @@ type fixture struct {
 	dir     string
 	ws      string
 	c       *Console
+	mcp     *mcpserver.Server
 	srv     *httptest.Server
 	client  *http.Client
 	results chan callResult
@@ -84,7 +85,14 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		t.Cleanup(func() { _ = f.store.Close() })
 		rec = f.store
 	}
-	f.rt, err = runtime.New(runtime.Options{Config: cfg, Workspace: f.ws, DataDir: data, Approver: f.q, Receipts: rec})
+	// Calls wait in the queue as they do under talon serve: MCP clients
+	// without elicitation, and Go callers, are parked there.
+	f.rt, err = runtime.New(runtime.Options{Config: cfg, Workspace: f.ws, DataDir: data,
+		Approver: &mcpserver.Approver{Queue: f.q}, Receipts: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.mcp, err = mcpserver.New(mcpserver.Options{Runtime: f.rt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,12 +110,14 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
+	mux.Handle("/", f.mcp.HTTPHandler(mcpserver.HTTPOptions{Token: o.token}))
 	mux.Handle(Path, f.c)
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
+		_ = f.c.Close()
 		f.srv.CloseClientConnections()
 		f.srv.Close()
-		_ = f.c.Close()
+		_ = f.mcp.Close()
 	})
 	f.client = f.newClient()
 	return f

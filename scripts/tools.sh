@@ -3,8 +3,10 @@
 # wat2wasm (Debian package wabt) assembles the WAT example plugin, protoc
 # (Debian package protobuf-compiler) checks that the generated subprocess
 # plugin protocol is current, bwrap (Debian package bubblewrap) is what
-# the sandbox's containment is compared with, and node and npm (nodejs,
-# npm) build the AssemblyScript example and run Extism's JavaScript host.
+# the sandbox's containment is compared with, node and npm (nodejs,
+# npm) build the AssemblyScript example and run Extism's JavaScript host,
+# and chromium (Debian package chromium) runs the console's browser test,
+# whose Japanese pages need a Japanese font (fonts-ipafont-gothic).
 # Missing ones are installed with apt-get when this runs as root; otherwise
 # the script says what to install and fails.
 set -euo pipefail
@@ -15,6 +17,8 @@ command -v protoc >/dev/null 2>&1 || need+=(protobuf-compiler)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
+{ command -v fc-list >/dev/null 2>&1 && fc-list :lang=ja | grep -q .; } || need+=(fonts-ipafont-gothic)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

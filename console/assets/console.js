@@ -111,6 +111,7 @@
         });
         count();
         synced = true;
+        approvals.dataset.live = "1";
       }
     });
   }
