@@ -76,6 +76,9 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// serveToken is the bearer token of the test's talon serve.
+const serveToken = "browser-test-token-0123456789"
+
 // server is a talon serve started from this test binary.
 type server struct {
 	console, mcp string
@@ -98,8 +101,11 @@ func startServe(t testing.TB) *server {
 	}
 	cmd := exec.Command(exe, "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = ws
+	// With a token the console takes answers whatever this machine's
+	// sandbox can do, and the browser signs in as an operator would.
 	cmd.Env = []string{mainEnv + "=talon", "PATH=" + os.Getenv("PATH"), "HOME=" + filepath.Join(dir, "home"),
-		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_DATA_HOME=" + filepath.Join(dir, "data")}
+		"XDG_CONFIG_HOME=" + filepath.Join(dir, "config"), "XDG_DATA_HOME=" + filepath.Join(dir, "data"),
+		"TALON_SERVE_TOKEN=" + serveToken}
 	s := &server{stderr: &lockedBuffer{}}
 	cmd.Stderr = s.stderr
 	if err := cmd.Start(); err != nil {
@@ -281,12 +287,38 @@ func (b *browser) atEachWidth(what string) {
 func mcpClient(t testing.TB, url string) *sdk.ClientSession {
 	t.Helper()
 	c := sdk.NewClient(&sdk.Implementation{Name: "browser-test", Version: "v0"}, nil)
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// bearer sends the token with every request of the MCP client.
+type bearer struct{}
+
+func (bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+serveToken)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// signIn enters the token on the sign-in page the console sends a
+// browser to, as an operator would.
+func (b *browser) signIn(s *server) {
+	b.t.Helper()
+	b.do(chromedp.Navigate(s.console + "/approvals"))
+	if !strings.HasPrefix(b.eval(`location.pathname`), "/console/login") {
+		b.t.Fatalf("without the token the console did not ask for it: %s", b.eval(`location.href`))
+	}
+	b.screenshot("login")
+	b.do(chromedp.SendKeys(chromedp.CSS(`input[name="token"]`), serveToken+"\r"))
+	b.waitFor(`location.pathname === "/console/approvals"`)
+	if got := b.eval(`document.cookie`); got != "" {
+		b.t.Errorf("the console's cookies are readable by the page's script: %q", got)
+	}
 }
 
 type callResult struct {
@@ -333,6 +365,7 @@ func TestBrowser(t *testing.T) {
 	b := startBrowser(t)
 	s := startServe(t)
 	cs := mcpClient(t, s.mcp)
+	b.signIn(s)
 
 	t.Run("approve", func(t *testing.T) {
 		b.t = t
@@ -495,6 +528,7 @@ func BenchmarkApprovalRowBrowser(b *testing.B) {
 	br := startBrowser(b)
 	s := startServe(b)
 	cs := mcpClient(b, s.mcp)
+	br.signIn(s)
 	br.do(chromedp.Navigate(s.console + "/approvals"))
 	br.waitFor(`document.getElementById("approvals").dataset.live === "1"`)
 	var total, worst time.Duration

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/sandbox"
 )
@@ -586,5 +588,49 @@ func TestSandboxCheck(t *testing.T) {
 func TestNewNeedsARuntime(t *testing.T) {
 	if _, err := New(Options{}); !errors.Is(err, ErrNoRuntime) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPluginsPage(t *testing.T) {
+	loads := &plugins.Report{Name: "weather", Dir: "/plugins/weather", Consent: plugins.ConsentCurrent, HasHost: true,
+		Manifest:  &manifest.Manifest{Name: "weather", Version: "1.2.0", Kind: manifest.KindWASM, Description: "Forecasts"},
+		Signature: manifest.SignedTrusted, Tools: []string{"weather_now"},
+		Grants: manifest.Grants{AllowedHosts: []string{"api.weather.example"}, Config: map[string]any{"units": "metric"}}}
+	stale := &plugins.Report{Name: "jira", Dir: "/plugins/jira", Consent: plugins.ConsentStale, HasHost: true,
+		Manifest: &manifest.Manifest{Name: "jira", Version: "0.3.0", Kind: manifest.KindProcess}, Signature: manifest.Unsigned}
+	f := newFixture(t, fixtureOptions{plugins: func() ([]*plugins.Report, error) {
+		return []*plugins.Report{loads, stale}, errors.New("broken: plugin.toml: line 3: unknown key")
+	}})
+	r := f.do(req{path: "/console/plugins"})
+	for _, want := range []string{"weather", "1.2.0", "Forecasts", "Loads.", "trusted", "signed-trusted", "api.weather.example", "units", "weather_now",
+		"jira", "changed since it was trusted", "Not loaded:", "talon plugins trust jira", "broken: plugin.toml: line 3"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("plugins page lacks %q", want)
+		}
+	}
+}
+
+// TestOneCheckAtATime: a second sandbox check while one runs is refused
+// with 429 and nothing else changes.
+func TestOneCheckAtATime(t *testing.T) {
+	running, release := make(chan struct{}), make(chan struct{})
+	f := newFixture(t, fixtureOptions{check: func(ctx context.Context) (sandbox.Report, error) {
+		close(running)
+		<-release
+		return fakeCheck(ctx)
+	}})
+	tok := f.csrf(f.client)
+	own := map[string]string{"Origin": f.origin()}
+	first := make(chan resp, 1)
+	go func() {
+		first <- f.do(req{method: http.MethodPost, path: "/console/sandbox", form: url.Values{"csrf": {tok}}, headers: own})
+	}()
+	<-running
+	if r := f.do(req{method: http.MethodPost, path: "/console/sandbox", form: url.Values{"csrf": {tok}}, headers: own}); r.status != http.StatusTooManyRequests {
+		t.Fatalf("a second check answered %d, want 429", r.status)
+	}
+	close(release)
+	if r := <-first; r.status != http.StatusOK || !strings.Contains(r.body, "Every protection held.") {
+		t.Fatalf("the first check answered %d", r.status)
 	}
 }

@@ -20,8 +20,10 @@ import (
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/config"
 	mcpserver "github.com/talonhq/talon/mcp/server"
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/runtime"
+	"github.com/talonhq/talon/sandbox"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -43,6 +45,8 @@ type fixtureOptions struct {
 	rules        Rules
 	noReceipts   bool
 	sandboxCheck bool
+	check        func(context.Context) (sandbox.Report, error)
+	plugins      func() ([]*plugins.Report, error)
 }
 
 // fixture is a console in front of a real runtime with the built-in
@@ -105,6 +109,10 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	if o.sandboxCheck {
 		opts.SandboxCheck = fakeCheck
 	}
+	if o.check != nil {
+		opts.SandboxCheck = o.check
+	}
+	opts.Plugins = o.plugins
 	f.c, err = New(opts)
 	if err != nil {
 		t.Fatal(err)
