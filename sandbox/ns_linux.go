@@ -135,6 +135,20 @@ func wrapsWithDeathPipe(st *state) bool {
 var reaper struct {
 	mu sync.Mutex
 	on bool
+	// sweep is set where helpers run without namespaces: only there can
+	// an orphan be told from a helper, whose main thread stays as talon
+	// started it. In namespaces a killed helper takes its namespace with
+	// it, and the helper restricts its main thread, so a sweep would kill
+	// the helpers of processes still running.
+	sweep bool
+}
+
+// setSweep says whether [sweep] runs: only under the sandbox without
+// namespaces.
+func setSweep(on bool) {
+	reaper.mu.Lock()
+	reaper.sweep = on
+	reaper.mu.Unlock()
 }
 
 // setSubreaper makes talon a child subreaper, or stops it being one.
@@ -164,7 +178,7 @@ func setSubreaper(on bool) {
 func sweep() {
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
-	if !reaper.on {
+	if !reaper.on || !reaper.sweep {
 		return
 	}
 	self := os.Getpid()

@@ -21,4 +21,6 @@ func setSubreaper(bool) {}
 
 func sweep() {}
 
+func setSweep(bool) {}
+
 func clearParentDeath(*syscall.SysProcAttr) {}

@@ -241,6 +241,7 @@ func Configure(p Policy) Status {
 	st := newState(p)
 	active.Store(st)
 	setSubreaper(true)
+	setSweep(st.status.Active && !st.ns)
 	return st.status
 }
 
