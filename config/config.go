@@ -225,6 +225,12 @@ func (f FileRead) ByteLimit() int { return orDefault(f.MaxBytes, DefaultFileRead
 type Shell struct {
 	TimeoutSeconds int `toml:"timeout_seconds"`
 	MaxOutputBytes int `toml:"max_output_bytes"`
+	// NotifyOnExitSetting is nil when absent (true); see
+	// [Shell.NotifyOnExit].
+	NotifyOnExitSetting *bool `toml:"notify_on_exit"`
+	// ApprovalRunningNoticeMsSetting is nil when absent (10000); see
+	// [Shell.ApprovalRunningNotice].
+	ApprovalRunningNoticeMsSetting *int `toml:"approval_running_notice_ms"`
 }
 
 // Timeout returns timeout_seconds, 60 s when absent.
@@ -279,6 +285,9 @@ type RiskProfile struct {
 	// WorkspaceOnlySetting is nil when absent (true).
 	WorkspaceOnlySetting *bool    `toml:"workspace_only"`
 	ShellEnvPassthrough  []string `toml:"shell_env_passthrough"`
+	// Shell is the profile's shell table (mode, rules, safe bins); see
+	// shell.go.
+	Shell ShellPolicy `toml:"shell"`
 }
 
 // LevelName returns the normalized autonomy level: read_only, supervised or
@@ -324,6 +333,8 @@ func (p RiskProfile) AllowedCommands() []string {
 // Approvals is [approvals].
 type Approvals struct {
 	TimeoutSeconds int `toml:"timeout_seconds"`
+	// WaitSetting is nil when absent (true); see [Approvals.Wait].
+	WaitSetting *bool `toml:"wait"`
 }
 
 // Timeout returns how long an approver may take, 120 s when absent.

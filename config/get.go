@@ -20,6 +20,9 @@ var keyDefaults = map[string]any{
 	"tools.content_search.max_results": DefaultContentSearchMaxResults,
 	"tools.glob_search.max_results":    DefaultGlobSearchMaxResults,
 
+	"tools.shell.notify_on_exit":             true,
+	"tools.shell.approval_running_notice_ms": DefaultApprovalRunningNoticeMs,
+
 	"tools.web_search.max_results":      DefaultWebSearchMaxResults,
 	"tools.web_search.timeout_seconds":  DefaultWebSearchTimeoutSeconds,
 	"tools.web_search.brave_url":        DefaultBraveURL,
@@ -39,8 +42,11 @@ var keyDefaults = map[string]any{
 	"risk_profiles.*.block_high_risk_commands":         true,
 	"risk_profiles.*.allowed_commands":                 defaultAllowedCommands,
 	"risk_profiles.*.workspace_only":                   true,
+	"risk_profiles.*.shell.safe_bins":                  defaultSafeBins,
+	"risk_profiles.*.shell.safe_bin_trusted_dirs":      defaultSafeBinTrustedDirs,
 
 	"approvals.timeout_seconds": DefaultApprovalTimeoutSeconds,
+	"approvals.wait":            true,
 	"receipts.enabled":          true,
 
 	"serve.listen":  DefaultListen,

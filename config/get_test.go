@@ -45,7 +45,7 @@ allow_connect_ports = [443]
 		{name: "command timeout default", key: "tools.commands.rg.timeout", want: `30`},
 		{name: "free-form table", key: "tools.commands.rg.parameters.type", want: `"object"`},
 		{name: "mcp default", key: "mcp.servers.gh.enabled", want: `true`},
-		{name: "table", key: "tools.shell", want: `{ max_output_bytes = 1048576, timeout_seconds = 60 }`},
+		{name: "table", key: "tools.shell", want: `{ approval_running_notice_ms = 10000, max_output_bytes = 1048576, notify_on_exit = true, timeout_seconds = 60 }`},
 		{name: "unknown key", key: "tools.optinal", wantErr: `unknown config key "tools.optinal" (did you mean "optional"?)`},
 		{name: "unknown top-level", key: "serv.listen", wantErr: `(did you mean "serve"?)`},
 		{name: "undefined profile", key: "risk_profiles.cj.level", wantErr: `"cj" is not set (defined: ci, default) (did you mean "ci"?)`},

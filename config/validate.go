@@ -141,6 +141,9 @@ func (c *Config) validateTools(v *validator) {
 	v.nonNegative([]string{"tools", "file_read", "max_bytes"}, t.FileRead.MaxBytes)
 	v.nonNegative([]string{"tools", "shell", "timeout_seconds"}, t.Shell.TimeoutSeconds)
 	v.nonNegative([]string{"tools", "shell", "max_output_bytes"}, t.Shell.MaxOutputBytes)
+	if n := t.Shell.ApprovalRunningNoticeMsSetting; n != nil {
+		v.nonNegative([]string{"tools", "shell", "approval_running_notice_ms"}, *n)
+	}
 	v.nonNegative([]string{"tools", "content_search", "max_results"}, t.ContentSearch.MaxResults)
 	v.nonNegative([]string{"tools", "glob_search", "max_results"}, t.GlobSearch.MaxResults)
 	v.network([]string{"tools", "web_fetch"}, t.WebFetch.AllowedDomains, t.WebFetch.BlockedDomains, t.WebFetch.AllowPrivate, t.WebFetch.TimeoutSeconds, t.WebFetch.MaxBytes)
@@ -166,6 +169,7 @@ func (c *Config) validateProfiles(v *validator) {
 		if p.AllowedCommandsSetting != nil {
 			v.globs(append(path, "allowed_commands"), *p.AllowedCommandsSetting)
 		}
+		c.validateShellPolicy(v, name, p)
 	}
 }
 

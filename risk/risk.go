@@ -112,6 +112,9 @@ type Profile struct {
 	ForbiddenPaths      []string
 	WorkspaceOnly       bool
 	ShellEnvPassthrough []string
+	// ShellMode is the shell table's mode ("" when unset): it decides
+	// the calls of the shell tools (see [ShellCall]).
+	ShellMode string
 
 	// Workspace is the directory relative patterns and relative paths
 	// of an assessment are taken from.
@@ -174,6 +177,9 @@ func NewProfileWith(name string, p config.RiskProfile, opts PolicyOptions) (*Pro
 			return nil, fmt.Errorf("%w %s: allowed_commands pattern %q does not compile; fix its brackets or braces", ErrInvalidProfile, name, pat)
 		}
 	}
+	if err := checkShell(name, p); err != nil {
+		return nil, err
+	}
 	var forbidden []workspace.Pattern
 	for _, fp := range p.ForbiddenPaths {
 		cp, err := workspace.CompilePattern(fp, opts.Workspace, opts.Home)
@@ -196,6 +202,7 @@ func NewProfileWith(name string, p config.RiskProfile, opts PolicyOptions) (*Pro
 		ForbiddenPaths:      slices.Clone(p.ForbiddenPaths),
 		WorkspaceOnly:       p.WorkspaceOnly(),
 		ShellEnvPassthrough: slices.Clone(p.ShellEnvPassthrough),
+		ShellMode:           p.Shell.Mode,
 		Workspace:           opts.Workspace,
 		forbidden:           forbidden,
 	}, nil
@@ -342,7 +349,10 @@ func (p *Profile) Decide(in Input) Verdict {
 	}
 
 	tier := a.Tier.Effective()
-	v := p.byLevel(in.Tool, tier, a.Allowlisted)
+	v, ok := p.decideShell(in, tier)
+	if !ok {
+		v = p.byLevel(in.Tool, tier, a.Allowlisted)
+	}
 	if v.Decision == Allow && matches(p.AlwaysAsk, in.Tool) {
 		return Verdict{Decision: Ask, Why: fmt.Sprintf("tool %s always asks for approval", in.Tool), AlwaysAsk: true}
 	}
@@ -417,10 +427,16 @@ func matches(list []string, name string) bool {
 }
 
 // ApprovalKey identifies what an "always for this session" answer covers:
-// the tool, and for calls with a plan, exactly that plan.
+// the tool, and for calls with a plan, exactly that plan: its line and
+// the directory of every command, so that an answer for a line in one
+// directory does not cover it in another.
 func ApprovalKey(name string, a tool.Assessment) string {
 	if a.Plan == nil || a.Plan.Summary == "" {
 		return name
 	}
-	return name + "\x00" + a.Plan.Summary
+	key := name + "\x00" + a.Plan.Summary
+	for _, c := range a.Plan.Commands {
+		key += "\x00" + c.Dir
+	}
+	return key
 }

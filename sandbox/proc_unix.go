@@ -13,12 +13,14 @@ import (
 )
 
 // prepare makes cmd start in a process group of its own, so it and
-// everything it starts can be killed together.
+// everything it starts can be killed together. A command that starts a
+// session of its own (a line on a terminal) leads a new group already,
+// and may not set one after.
 func prepare(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	cmd.SysProcAttr.Setpgid = !cmd.SysProcAttr.Setsid
 }
 
 // KillGroup sends SIGKILL to the process group led by p, children and

@@ -86,6 +86,9 @@ type Assessment struct {
 	// Denied is set when analysis alone rules the call out (for example a
 	// shell segment outside the allowlist); Reasons say why.
 	Denied bool `json:"denied,omitempty"`
+	// Rule is set when an operator's rule decides the call ahead of the
+	// tier table (a shell profile's allow or ask pattern).
+	Rule *Rule `json:"rule,omitempty"`
 }
 
 // Plan is an explicit execution plan. An approval binds to it: a tool must

@@ -7,24 +7,25 @@ import (
 	"os"
 
 	"github.com/talonhq/talon/adapters/process"
+	"github.com/talonhq/talon/adapters/shell"
 	"github.com/talonhq/talon/tool"
 )
 
 func Example() {
 	dir, _ := os.MkdirTemp("", "process-example")
 	defer func() { _ = os.RemoveAll(dir) }()
-	m := process.NewManager(process.ManagerOptions{})
+	m := shell.NewManager(shell.ManagerOptions{})
 	defer func() { _ = m.Close() }()
-	t, err := process.New(process.Options{Workspace: dir, Manager: m, AllowedCommands: []string{"echo"}})
+	t, err := process.New(process.Options{Shell: shell.Options{Workspace: dir, Jobs: m, AllowedCommands: []string{"echo"}}})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	ctx := tool.WithCall(context.Background(), tool.Call{Name: process.Name, SessionID: "example"})
 	res, _ := t.Execute(ctx, json.RawMessage(`{"action":"start","command":"echo hello"}`))
-	fmt.Println(res.Output.Data.(process.Info).ID)
+	fmt.Println(res.Output.Data.(shell.Info).ID)
 	res, _ = t.Execute(ctx, json.RawMessage(`{"action":"poll","id":"p1","wait_seconds":5}`))
-	fmt.Print(res.Output.Data.(process.PollData).Stdout)
+	fmt.Print(res.Output.Data.(shell.PollData).Stdout)
 	// Output:
 	// p1
 	// hello

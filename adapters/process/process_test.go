@@ -3,18 +3,17 @@ package process
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
 	"github.com/talonhq/talon/adapters/shell"
+	"github.com/talonhq/talon/internal/proctest"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -39,17 +38,17 @@ func (c *clock) Add(d time.Duration) {
 
 // newTool builds the tool over a fresh workspace holding a script that
 // prints three lines, with sleep, cat, seq and the script allowed.
-func newTool(t *testing.T, mo ManagerOptions) (*Tool, string) {
+func newTool(t *testing.T, mo shell.ManagerOptions) (*Tool, string) {
 	t.Helper()
 	ws := t.TempDir()
 	script := filepath.Join(ws, "lines.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho line1\necho line2\necho oops >&2\necho line3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	m := NewManager(mo)
+	m := shell.NewManager(mo)
 	t.Cleanup(func() { _ = m.Close() })
-	tl, err := New(Options{Workspace: ws, Manager: m,
-		AllowedCommands: []string{"sleep", "cat", "seq", "echo", "ls", "mkdir", script}})
+	tl, err := New(Options{Shell: shell.Options{Workspace: ws, Jobs: m,
+		AllowedCommands: []string{"sleep", "cat", "seq", "echo", "ls", "mkdir", script, filepath.Join(ws, "spawner.sh")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,18 +75,18 @@ func startID(t *testing.T, tl *Tool, ctx context.Context, command string) string
 	if !res.Success {
 		t.Fatalf("start %q: %s", command, res.Error)
 	}
-	return res.Output.Data.(Info).ID
+	return res.Output.Data.(shell.Info).ID
 }
 
 // pollUntilDone polls until the process exited and returns all output.
-func pollUntilDone(t *testing.T, tl *Tool, ctx context.Context, id string) (stdout, stderr string, last PollData) {
+func pollUntilDone(t *testing.T, tl *Tool, ctx context.Context, id string) (stdout, stderr string, last shell.PollData) {
 	t.Helper()
 	for range 20 {
 		res := call(t, tl, ctx, `{"action":"poll","id":"`+id+`","wait_seconds":2}`)
 		if !res.Success {
 			t.Fatalf("poll: %s", res.Error)
 		}
-		last = res.Output.Data.(PollData)
+		last = res.Output.Data.(shell.PollData)
 		stdout += last.Stdout
 		stderr += last.Stderr
 		if !last.Running && !strings.Contains(res.Output.Text, "more output") {
@@ -99,7 +98,7 @@ func pollUntilDone(t *testing.T, tl *Tool, ctx context.Context, id string) (stdo
 }
 
 func TestPollAndLog(t *testing.T) {
-	tl, script := newTool(t, ManagerOptions{})
+	tl, script := newTool(t, shell.ManagerOptions{})
 	ctx := in("s1")
 	id := startID(t, tl, ctx, script)
 	out, errOut, last := pollUntilDone(t, tl, ctx, id)
@@ -117,7 +116,7 @@ func TestPollAndLog(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, tl, ctx, tt.args)
-			if d := res.Output.Data.(LogData); !res.Success || d.Text != tt.want {
+			if d := res.Output.Data.(shell.LogData); !res.Success || d.Text != tt.want {
 				t.Errorf("log = %q (%s), want %q", d.Text, res.Error, tt.want)
 			}
 		})
@@ -129,14 +128,14 @@ func TestPollAndLog(t *testing.T) {
 }
 
 func TestWriteStdin(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{})
+	tl, _ := newTool(t, shell.ManagerOptions{})
 	ctx := in("s1")
 	id := startID(t, tl, ctx, "cat")
 	if res := call(t, tl, ctx, `{"action":"write","id":"`+id+`","input":"hello\n"}`); !res.Success {
 		t.Fatal(res.Error)
 	}
 	res := call(t, tl, ctx, `{"action":"poll","id":"`+id+`","wait_seconds":5}`)
-	if d := res.Output.Data.(PollData); d.Stdout != "hello\n" || !d.Running {
+	if d := res.Output.Data.(shell.PollData); d.Stdout != "hello\n" || !d.Running {
 		t.Fatalf("poll after write = %+v", d)
 	}
 	call(t, tl, ctx, `{"action":"write","id":"`+id+`","input":"bye\n","eof":true}`)
@@ -150,36 +149,16 @@ func TestWriteStdin(t *testing.T) {
 }
 
 func TestKillGroup(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{})
+	tl, _ := newTool(t, shell.ManagerOptions{})
 	ctx := in("s1")
-	id := startID(t, tl, ctx, "sleep 30 | cat")
-	p, err := tl.mgr.get("s1", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	deadline := time.Now().Add(5 * time.Second)
-	for len(pids) < 2 && time.Now().Before(deadline) {
-		p.mu.Lock()
-		pids = pids[:0]
-		for _, c := range p.cmds {
-			pids = append(pids, c.Process.Pid)
-		}
-		p.mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if len(pids) != 2 {
-		t.Fatalf("pipeline processes = %v", pids)
-	}
+	script, pidFile := proctest.Spawner(t, tl.opts.Shell.Workspace)
+	id := startID(t, tl, ctx, script+" | cat")
+	pids := proctest.ReadPids(t, pidFile, 3)
 	res := call(t, tl, ctx, `{"action":"kill","id":"`+id+`"}`)
 	if !res.Success || !strings.Contains(res.Output.Text, "killed") {
 		t.Fatalf("kill: %+v", res)
 	}
-	for _, pid := range pids {
-		if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-			t.Errorf("process group %d still exists: %v", pid, err)
-		}
-	}
+	proctest.AssertAllGone(t, pids, 3)
 	res = call(t, tl, ctx, `{"action":"list"}`)
 	if !strings.Contains(res.Output.Text, "killed (status 137)") {
 		t.Errorf("list after kill = %s", res.Output.Text)
@@ -187,7 +166,7 @@ func TestKillGroup(t *testing.T) {
 }
 
 func TestSessionIsolation(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{})
+	tl, _ := newTool(t, shell.ManagerOptions{})
 	id := startID(t, tl, in("alice"), "sleep 30")
 	for _, args := range []string{
 		`{"action":"poll","id":"` + id + `","wait_seconds":0}`,
@@ -202,14 +181,14 @@ func TestSessionIsolation(t *testing.T) {
 	if res := call(t, tl, in("mallory"), `{"action":"list"}`); strings.Contains(res.Output.Text, id) {
 		t.Errorf("another session lists %s", id)
 	}
-	if res := call(t, tl, in("alice"), `{"action":"poll","id":"`+id+`","wait_seconds":0}`); !res.Output.Data.(PollData).Running {
+	if res := call(t, tl, in("alice"), `{"action":"poll","id":"`+id+`","wait_seconds":0}`); !res.Output.Data.(shell.PollData).Running {
 		t.Error("the owner's process is not running after another session tried to kill it")
 	}
 }
 
 func TestTTLReaping(t *testing.T) {
 	c := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	tl, _ := newTool(t, ManagerOptions{Now: c.Now})
+	tl, _ := newTool(t, shell.ManagerOptions{Now: c.Now})
 	ctx := in("s1")
 	id := startID(t, tl, ctx, "echo hi")
 	pollUntilDone(t, tl, ctx, id)
@@ -227,7 +206,7 @@ func TestTTLReaping(t *testing.T) {
 }
 
 func TestLiveLimit(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{MaxLive: 2})
+	tl, _ := newTool(t, shell.ManagerOptions{MaxLive: 2})
 	ctx := in("s1")
 	startID(t, tl, ctx, "sleep 30")
 	startID(t, tl, ctx, "sleep 30")
@@ -238,27 +217,27 @@ func TestLiveLimit(t *testing.T) {
 }
 
 func TestOutputCapMarker(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{MaxOutputBytes: 100})
+	tl, _ := newTool(t, shell.ManagerOptions{MaxOutputBytes: 100})
 	ctx := in("s1")
 	id := startID(t, tl, ctx, "seq 1 1000")
 	for range 20 {
-		if fin, _, _, _ := mustGet(t, tl, id).state(); fin {
+		if mustGet(t, tl, id).State().Finished {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	res := call(t, tl, ctx, `{"action":"poll","id":"`+id+`","wait_seconds":2}`)
-	if !strings.Contains(res.Output.Text, "earlier bytes dropped") || !strings.HasSuffix(res.Output.Data.(PollData).Stdout, "999\n1000\n") {
+	if !strings.Contains(res.Output.Text, "earlier bytes dropped") || !strings.HasSuffix(res.Output.Data.(shell.PollData).Stdout, "999\n1000\n") {
 		t.Fatalf("poll over the cap = %s", res.Output.Text)
 	}
-	if d := call(t, tl, ctx, `{"action":"log","id":"`+id+`","offset":0}`).Output.Data.(LogData); d.Dropped == 0 || len(d.Text) != 100 {
+	if d := call(t, tl, ctx, `{"action":"log","id":"`+id+`","offset":0}`).Output.Data.(shell.LogData); d.Dropped == 0 || len(d.Text) != 100 {
 		t.Errorf("log from 0 over the cap = %+v", d)
 	}
 }
 
-func mustGet(t *testing.T, tl *Tool, id string) *proc {
+func mustGet(t *testing.T, tl *Tool, id string) *shell.Job {
 	t.Helper()
-	p, err := tl.mgr.get("s1", id)
+	p, err := tl.Manager().Get("s1", id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +247,8 @@ func mustGet(t *testing.T, tl *Tool, id string) *proc {
 // TestAssessLikeShell checks that start is assessed exactly as the shell
 // tool assesses the same line, and that the other actions have fixed tiers.
 func TestAssessLikeShell(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{})
-	sh, err := shell.New(shell.Options{Workspace: tl.opts.Workspace, AllowedCommands: tl.opts.AllowedCommands})
+	tl, _ := newTool(t, shell.ManagerOptions{})
+	sh, err := shell.New(shell.Options{Workspace: tl.opts.Shell.Workspace, AllowedCommands: tl.opts.Shell.AllowedCommands})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,20 +258,20 @@ func TestAssessLikeShell(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, _ := sh.Assess(shellArgs(line))
+		want, _ := sh.Assess(json.RawMessage(`{"command":` + strconvQuote(line) + `}`))
 		gb, _ := json.Marshal(got)
 		wb, _ := json.Marshal(want)
 		if string(gb) != string(wb) {
 			t.Errorf("%q: process %s, shell %s", line, gb, wb)
 		}
 	}
-	for action, tier := range map[string]tool.Tier{"list": tool.Low, "poll": tool.Low, "log": tool.Low, "write": tool.Medium, "kill": tool.Medium} {
-		got, err := tl.Assess(json.RawMessage(`{"action":"` + action + `","id":"p1"}`))
+	for action, tier := range map[string]tool.Tier{"list": tool.Low, "poll": tool.Low, "log": tool.Low, "write": tool.Medium, "send_keys": tool.Medium, "paste": tool.Medium, "kill": tool.Medium} {
+		got, err := tl.Assess(json.RawMessage(`{"action":"` + action + `","id":"p1","keys":["Enter"]}`))
 		if err != nil || got.Tier != tier {
 			t.Errorf("%s: %v %v", action, got.Tier, err)
 		}
 	}
-	if res := call(t, tl, in("s1"), `{"action":"start","command":"rm -rf /"}`); res.Success || !strings.Contains(res.Error, "nothing started") {
+	if res := call(t, tl, in("s1"), `{"action":"start","command":"rm -rf /"}`); res.Success || !strings.Contains(res.Error, "nothing ran") {
 		t.Errorf("start of a denied line = %+v", res)
 	}
 	approved := &tool.Plan{Summary: "ls"}
@@ -303,57 +282,22 @@ func TestAssessLikeShell(t *testing.T) {
 }
 
 func TestCloseKillsEverything(t *testing.T) {
-	tl, _ := newTool(t, ManagerOptions{})
+	tl, _ := newTool(t, shell.ManagerOptions{})
 	ctx := in("s1")
 	id := startID(t, tl, ctx, "sleep 30")
 	p := mustGet(t, tl, id)
-	if err := tl.mgr.Close(); err != nil {
+	if err := tl.Manager().Close(); err != nil {
 		t.Fatal(err)
 	}
-	if fin, _, _, killed := p.state(); !fin || !killed {
-		t.Errorf("after Close: finished %v killed %v", fin, killed)
+	if st := p.State(); !st.Finished || !st.Killed {
+		t.Errorf("after Close: %+v", st)
 	}
 	if res := call(t, tl, ctx, `{"action":"start","command":"sleep 1"}`); res.Success {
 		t.Error("start after Close succeeded")
 	}
 }
 
-func TestRing(t *testing.T) {
-	r := newRing(4, nil)
-	_, _ = r.Write([]byte("ab"))
-	_, _ = r.Write([]byte("cdef"))
-	if d, next, dropped := r.Read(0, 10); string(d) != "cdef" || next != 6 || dropped != 2 {
-		t.Errorf("Read(0) = %q %d %d", d, next, dropped)
-	}
-	_, _ = r.Write([]byte("0123456789"))
-	if d, next, dropped := r.Read(14, 2); string(d) != "89" || next != 16 || dropped != 0 {
-		t.Errorf("Read(14) = %q %d %d", d, next, dropped)
-	}
-}
-
-// TestRingMatchesNaive checks the circular buffer against keeping
-// everything, for many write sizes and windows.
-func TestRingMatchesNaive(t *testing.T) {
-	const size = 7
-	r := newRing(size, nil)
-	var all []byte
-	for i := range 40 {
-		chunk := make([]byte, i%11)
-		for j := range chunk {
-			chunk[j] = byte('a' + (len(all)+j)%26)
-		}
-		_, _ = r.Write(chunk)
-		all = append(all, chunk...)
-		for off := int64(0); off <= int64(len(all)); off++ {
-			for _, limit := range []int{1, 3, size} {
-				got, next, dropped := r.Read(off, limit)
-				start := max(int64(len(all))-size, 0)
-				from := max(off, start)
-				want := all[from:min(int64(len(all)), from+int64(limit))]
-				if string(got) != string(want) || next != from+int64(len(want)) || dropped != from-off {
-					t.Fatalf("after %d bytes, Read(%d, %d) = %q %d %d; want %q", len(all), off, limit, got, next, dropped, want)
-				}
-			}
-		}
-	}
+func strconvQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

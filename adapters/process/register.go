@@ -1,6 +1,7 @@
 package process
 
 import (
+	"github.com/talonhq/talon/adapters/shell"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/toolfactory"
 )
@@ -14,15 +15,18 @@ func init() {
 	})
 }
 
-// newFromEnv builds the tool for the workspace with the default profile's
-// allowed_commands and shell_env_passthrough, on the process-wide
-// [Manager]; other profiles use [Tool.ForProfile].
+// newFromEnv builds the tool on the shell the registered shell tool is
+// built with, sharing its process-wide processes; other profiles use
+// [Tool.ForProfile].
 func newFromEnv(env toolfactory.Env) (tool.Tool, error) {
-	opts := Options{Workspace: env.Workspace, Logger: env.Logger, Manager: sharedManager()}
-	if cfg := env.Config; cfg != nil {
-		p := cfg.RiskProfiles["default"]
-		opts.AllowedCommands = p.AllowedCommands()
-		opts.ShellEnvPassthrough = p.ShellEnvPassthrough
+	opts, err := shell.OptionsFromEnv(env)
+	if err != nil {
+		return nil, err
 	}
-	return New(opts)
+	return New(Options{Shell: opts, Logger: env.Logger})
 }
+
+// Shutdown kills the background processes of the process-wide manager
+// that the registered shell and process tools use. Hosts call it when
+// they exit.
+func Shutdown() error { return shell.Shutdown() }

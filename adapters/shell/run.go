@@ -43,7 +43,7 @@ type outcome struct {
 
 // run executes a program: steps left to right, each a pipeline, with "&&"
 // and "||" deciding by the last status. timeout zero means none.
-func (s *Shell) run(parent context.Context, p *shellparse.Program, timeout time.Duration) outcome {
+func (s *Shell) run(parent context.Context, p *shellparse.Program, dir string, timeout time.Duration) outcome {
 	ctx := parent
 	if timeout > 0 {
 		var cancel context.CancelFunc
@@ -59,7 +59,7 @@ func (s *Shell) run(parent context.Context, p *shellparse.Program, timeout time.
 		if st.Op == "&&" && status != 0 || st.Op == "||" && status == 0 {
 			continue
 		}
-		status = s.pipeline(ctx, st.Pipeline, out.stdout, out.stderr)
+		status = s.pipeline(ctx, st.Pipeline, dir, out.stdout, out.stderr)
 	}
 	out.exitCode = status
 	switch {
@@ -77,7 +77,7 @@ func (s *Shell) run(parent context.Context, p *shellparse.Program, timeout time.
 // pipeline starts every command of a pipeline, each in its own process
 // group, connects each stdout to the next stdin, waits for all and returns
 // the last command's status.
-func (s *Shell) pipeline(ctx context.Context, cmds []shellparse.Command, stdout, stderr *capBuffer) int {
+func (s *Shell) pipeline(ctx context.Context, cmds []shellparse.Command, dir string, stdout, stderr *capBuffer) int {
 	procs := make([]*proc, len(cmds))
 	var stdin *os.File
 	for i, c := range cmds {
@@ -94,7 +94,7 @@ func (s *Shell) pipeline(ctx context.Context, cmds []shellparse.Command, stdout,
 			}
 			next, pipeW, out = r, w, w
 		}
-		procs[i] = s.start(ctx, c, stdin, out, stderr)
+		procs[i] = s.start(ctx, c, dir, stdin, out, stderr)
 		closeFile(stdin)
 		closeFile(pipeW)
 		stdin = next
@@ -118,7 +118,7 @@ type proc struct {
 
 // start sets up one command's descriptors and spawns it. A failure is
 // reported on stderr as a shell would, and the command gets a status.
-func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File, stdout io.Writer, stderr *capBuffer) *proc {
+func (s *Shell) start(ctx context.Context, c shellparse.Command, dir string, stdin *os.File, stdout io.Writer, stderr *capBuffer) *proc {
 	p := &proc{parent: ctx, ctx: ctx}
 	var fds [3]any
 	if stdin != nil {
@@ -139,7 +139,7 @@ func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File,
 		}
 		switch r.Op {
 		case ">", ">>", "<":
-			f, err := s.openRedirect(r)
+			f, err := openRedirectIn(dir, r)
 			if err != nil {
 				fmt.Fprintf(stderr, "talon: %s: %v\n", r.Target, err)
 				p.status = statusRedirError
@@ -164,7 +164,7 @@ func (s *Shell) start(ctx context.Context, c shellparse.Command, stdin *os.File,
 	}
 	cmd := sandbox.CommandContext(p.ctx, c.Binary)
 	cmd.Args = slices.Clone(c.Argv)
-	cmd.Dir = s.opts.Workspace
+	cmd.Dir = dir
 	cmd.Env = s.childEnv(c)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = reader(fds[0]), writer(fds[1]), writer(fds[2])
 	cmd.WaitDelay = waitDelay
@@ -207,13 +207,13 @@ func (p *proc) wait() int {
 	return p.cmd.ProcessState.ExitCode()
 }
 
-// openRedirect opens a redirection target relative to the workspace. Only
-// regular files (and /dev/null) are opened, so a FIFO or a device cannot
-// block or flood the call.
-func (s *Shell) openRedirect(r shellparse.Redirect) (*os.File, error) {
+// openRedirectIn opens a redirection target relative to the command's
+// directory. Only regular files (and /dev/null) are opened, so a FIFO or
+// a device cannot block or flood the call.
+func openRedirectIn(dir string, r shellparse.Redirect) (*os.File, error) {
 	path := r.Target
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(s.opts.Workspace, path)
+		path = filepath.Join(dir, path)
 	}
 	if path != os.DevNull {
 		fi, err := os.Stat(path)

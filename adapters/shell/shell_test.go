@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,7 +26,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	code := m.Run()
+	removeFixtures()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 func newShell(t *testing.T, opts Options) *Shell {
@@ -245,7 +254,7 @@ func TestTimeoutKillsProcessGroup(t *testing.T) {
 	script, pidFile := proctest.Spawner(t, dir)
 	s := newShell(t, Options{Workspace: dir})
 	start := time.Now()
-	out := s.run(context.Background(), fixtureProgram(script, pidFile), 700*time.Millisecond)
+	out := s.run(context.Background(), fixtureProgram(script, pidFile), dir, 700*time.Millisecond)
 	if !out.timedOut || out.canceled != nil {
 		t.Fatalf("outcome = %+v, want timed out", out)
 	}
@@ -261,7 +270,7 @@ func TestCancelKillsProcessGroup(t *testing.T) {
 	s := newShell(t, Options{Workspace: dir})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan outcome)
-	go func() { done <- s.run(ctx, fixtureProgram(script, pidFile), time.Minute) }()
+	go func() { done <- s.run(ctx, fixtureProgram(script, pidFile), dir, time.Minute) }()
 	pids := proctest.ReadPids(t, pidFile, 3)
 	cancel()
 	select {

@@ -35,7 +35,12 @@ tool-calculator-param-expression = Expression to evaluate, such as (3 + 4) * 2, 
 
 tool-shell = Run one command line in the workspace and return its exit code and output. The line is analyzed before it runs: policy may refuse it or ask a person to approve it, and what runs is the argument list shown, started directly rather than through a shell. Prefer the file and search tools for reading, searching and editing files.
 tool-shell-param-command = The command line to run, such as git status --short. Write plain commands and arguments: command substitution, variable expansion and redirection into files count as high risk.
-tool-shell-param-timeout-seconds = Seconds to wait before the command is stopped. Uses the configured default when omitted.
+tool-shell-param-timeout-seconds = Seconds to wait before the command is stopped. Uses the configured default in the foreground; a line in the background has no timeout unless you give one.
+tool-shell-param-workdir = The directory to run in, relative to the workspace (default: the workspace itself). It must stay inside the workspace.
+tool-shell-param-env = Variables to set for every command of the line, as an object of names and string values. Only the variables a command line may set itself are accepted: LANG, LANGUAGE, LC_*, TZ, TERM, COLUMNS, LINES, NO_COLOR, CLICOLOR, CLICOLOR_FORCE and FORCE_COLOR.
+tool-shell-param-background = Start the line and return at once with a process id; read its output and control it with the process tool. You are told when it ends.
+tool-shell-param-yield-ms = Run in the foreground for up to this many milliseconds; if the line is still running then, it goes on in the background and you get its process id and the output so far.
+tool-shell-param-pty = Run the command on a terminal, for programs that need one (full-screen and interactive programs). Its output arrives without colour and cursor codes; drive it with the process tool's send_keys.
 
 ## file_write
 

@@ -35,7 +35,12 @@ tool-calculator-param-expression = 評価する式。例: (3 + 4) * 2、sqrt(2)�
 
 tool-shell = ワークスペースでコマンドラインを 1 行実行し、終了コードと出力を返します。実行前にコマンドラインが解析され、ポリシーによって拒否されたり、人の承認が求められたりします。実際に実行されるのは提示された引数リストで、シェルを介さず直接起動されます。ファイルの読み取り・検索・編集には、専用のファイルツールや検索ツールを使ってください。
 tool-shell-param-command = 実行するコマンドライン(例: git status --short)。コマンドと引数だけで書いてください。コマンド置換、変数展開、ファイルへのリダイレクトは高リスクとして扱われます。
-tool-shell-param-timeout-seconds = コマンドを打ち切るまでの秒数。省略時は設定の既定値を使います。
+tool-shell-param-timeout-seconds = コマンドを打ち切るまでの秒数。フォアグラウンドでは省略時に設定の既定値を使います。バックグラウンドの行は、指定しない限り打ち切られません。
+tool-shell-param-workdir = 実行するディレクトリ。ワークスペースからの相対パスで指定します(既定はワークスペースそのもの)。ワークスペースの外は指定できません。
+tool-shell-param-env = 行のすべてのコマンドに設定する変数。名前と文字列の値のオブジェクトで指定します。受け付けるのはコマンドライン自身が設定できる変数だけです: LANG、LANGUAGE、LC_*、TZ、TERM、COLUMNS、LINES、NO_COLOR、CLICOLOR、CLICOLOR_FORCE、FORCE_COLOR。
+tool-shell-param-background = 行を開始してすぐにプロセス ID を返します。出力の確認や操作は process ツールで行います。終了すると通知されます。
+tool-shell-param-yield-ms = この時間(ミリ秒)まではフォアグラウンドで実行し、それでも終わらなければバックグラウンドに移して、プロセス ID とそこまでの出力を返します。
+tool-shell-param-pty = 端末を必要とするプログラム(全画面や対話型のプログラム)のために、端末上でコマンドを実行します。出力は色やカーソル制御のコードを除いて届きます。操作には process ツールの send_keys を使います。
 
 ## file_write
 

@@ -61,7 +61,7 @@ func writeExec(tb testing.TB, path string) {
 
 func (e testEnv) analyzer(tb testing.TB, allowed []string) *Analyzer {
 	tb.Helper()
-	a, err := New(Options{AllowedCommands: allowed, PATH: e.bin, Dir: e.work, Home: e.home})
+	a, err := New(Options{AllowedCommands: allowed, PATH: e.bin, Dir: e.work, Home: e.home, SafeBinTrustedDirs: []string{e.bin}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -49,3 +49,36 @@ func validName(s string) bool {
 	}
 	return s != ""
 }
+
+// Export gives every command of p the variables of assign (NAME=value
+// pairs) unless the command starts from an empty environment (env -i) or
+// sets or unsets the name itself: what a shell's exported variables do.
+// The rendered line shows them as leading assignments, so an approval
+// covers their values. The caller checks each name first
+// ([Analyzer.RefuseVar]).
+func (p *Program) Export(assign []string) {
+	if p == nil || len(assign) == 0 {
+		return
+	}
+	for i := range p.Steps {
+		for j := range p.Steps[i].Pipeline {
+			c := &p.Steps[i].Pipeline[j]
+			if c.ClearEnv {
+				continue
+			}
+			var add []string
+			for _, kv := range assign {
+				name, _, _ := strings.Cut(kv, "=")
+				if slices.Contains(c.Unset, name) || slices.ContainsFunc(c.Assign, func(have string) bool {
+					return strings.HasPrefix(have, name+"=")
+				}) {
+					continue
+				}
+				add = append(add, kv)
+			}
+			if len(add) > 0 {
+				c.Assign = append(add, c.Assign...)
+			}
+		}
+	}
+}

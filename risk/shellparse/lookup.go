@@ -155,6 +155,21 @@ func (a *Analyzer) allowlisted(name, bin string, viaPATH bool) bool {
 	return false
 }
 
+// RefuseVar says why a command may not be given the variable name, the
+// rule for inline assignments, env NAME=value and every other place a
+// model names variables (the shell's env argument); "" means it may.
+// Only inert variables ([InertVar]) pass, and not those
+// [Options.ForbiddenEnv] names.
+func (a *Analyzer) RefuseVar(name string) string {
+	switch {
+	case !InertVar(name):
+		return fmt.Sprintf("assigning %s is not allowed: talon passes only inert variables (%s) to commands", name, inertList())
+	case a.forbiddenName(name):
+		return fmt.Sprintf("assigning %s is refused by policy", name)
+	}
+	return ""
+}
+
 // forbiddenName reports a variable the line may not set.
 func (a *Analyzer) forbiddenName(name string) bool {
 	for _, f := range a.forbidden {
@@ -207,9 +222,10 @@ func (a *Analyzer) judge(c *Command) {
 			reasons = append(reasons, fmt.Sprintf("%q is not an executable file", name))
 		}
 	} else {
-		c.SafeBin = viaPATH && a.safeBin(c)
+		c.SafeBin = viaPATH && a.trustedSafeDir(bin) && a.safeBin(c)
 		if !c.SafeBin && !a.allowlisted(name, bin, viaPATH) {
 			allowed = false
+			c.OffList = true
 			reasons = append(reasons, fmt.Sprintf("%q is not allowed by policy", name))
 		}
 	}
@@ -220,13 +236,9 @@ func (a *Analyzer) judge(c *Command) {
 	}
 	for _, kv := range c.Assign {
 		n, _, _ := strings.Cut(kv, "=")
-		switch {
-		case !InertVar(n):
+		if why := a.RefuseVar(n); why != "" {
 			refused = true
-			reasons = append(reasons, fmt.Sprintf("assigning %s is not allowed: talon passes only inert variables (%s) to commands", n, inertList()))
-		case a.forbiddenName(n):
-			refused = true
-			reasons = append(reasons, fmt.Sprintf("assigning %s is refused by policy", n))
+			reasons = append(reasons, why)
 		}
 	}
 	for _, n := range c.Unset {
@@ -255,6 +267,7 @@ func (a *Analyzer) judge(c *Command) {
 	if refused {
 		tier = tool.High
 		allowed = false
+		c.OffList = false
 	}
 	c.Tier, c.Allowed, c.Reasons = tier, allowed, reasons
 }

@@ -62,6 +62,39 @@ type SafeBin struct {
 	// contains '/' or names an existing file in the working directory
 	// disqualifies, and so does every operand beyond this count.
 	Operands int
+	// MinOperands is how many operands must be given.
+	MinOperands int
+	// AnyFlag accepts flags without a value that Flags does not list,
+	// unless DeniedFlags names them: the shape of an operator's
+	// safe_bin_profiles entry, which lists the flags that take values and
+	// the flags that are refused. A flag given a value with '=' must be
+	// in ValueFlags either way.
+	AnyFlag bool
+	// DeniedFlags are refused whatever else the profile says; a short
+	// flag is refused inside a cluster too.
+	DeniedFlags []string
+}
+
+// runsCode says why a command can never be a safe bin: shells,
+// interpreters and the commands talon classifies high because they run
+// programs or write files. It returns "" for the others.
+func runsCode(name string) string {
+	if _, ok := interpreter(name); ok {
+		return "runs programs in an interpreter"
+	}
+	if why, ok := highRisk[name]; ok {
+		return why
+	}
+	if name == "talon" {
+		return "is talon itself"
+	}
+	return ""
+}
+
+// trustedSafeDir reports whether bin, as PATH lookup found it, lies
+// directly in one of the trusted directories.
+func (a *Analyzer) trustedSafeDir(bin string) bool {
+	return slices.Contains(a.safeDirs, filepath.Dir(bin))
 }
 
 // DefaultSafeBins returns the safe bins used when [Options.SafeBins] is
@@ -143,6 +176,13 @@ func (sb SafeBin) accepts(args []string, dir string) bool {
 		_, err := os.Lstat(filepath.Join(dir, op))
 		return err != nil
 	}
+	// flag reports whether a flag without a value is accepted.
+	flag := func(name string) bool {
+		if slices.Contains(sb.DeniedFlags, name) {
+			return false
+		}
+		return sb.AnyFlag || slices.Contains(sb.Flags, name)
+	}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		switch {
@@ -152,13 +192,16 @@ func (sb SafeBin) accepts(args []string, dir string) bool {
 					return false
 				}
 			}
-			return true
+			return operands >= sb.MinOperands
 		case arg == "-" || !strings.HasPrefix(arg, "-"):
 			if !operand(arg) {
 				return false
 			}
 		case strings.HasPrefix(arg, "--"):
 			name, val, hasVal := strings.Cut(arg, "=")
+			if slices.Contains(sb.DeniedFlags, name) {
+				return false
+			}
 			if kind, ok := sb.ValueFlags[name]; ok {
 				if !hasVal {
 					i++
@@ -172,16 +215,24 @@ func (sb SafeBin) accepts(args []string, dir string) bool {
 				}
 				continue
 			}
-			if hasVal || !slices.Contains(sb.Flags, name) {
+			if hasVal || !flag(name) {
 				return false
 			}
 		default:
 			if sb.NumericFlag && isDigits(arg[1:]) {
 				continue
 			}
+			if sb.AnyFlag && len(arg) > 2 && !listedCluster(sb, arg) {
+				// Without a list of every flag, "-ofile" could be -o with
+				// a value: flags must then be written one by one.
+				return false
+			}
 			for j := 1; j < len(arg); j++ {
-				flag := "-" + arg[j:j+1]
-				if kind, ok := sb.ValueFlags[flag]; ok {
+				f := "-" + arg[j:j+1]
+				if slices.Contains(sb.DeniedFlags, f) {
+					return false
+				}
+				if kind, ok := sb.ValueFlags[f]; ok {
 					val := arg[j+1:]
 					if val == "" {
 						i++
@@ -195,10 +246,25 @@ func (sb SafeBin) accepts(args []string, dir string) bool {
 					}
 					break
 				}
-				if !slices.Contains(sb.Flags, flag) {
+				if !flag(f) {
 					return false
 				}
 			}
+		}
+	}
+	return operands >= sb.MinOperands
+}
+
+// listedCluster reports whether every letter of a short cluster is a flag
+// or value flag the profile names.
+func listedCluster(sb SafeBin, arg string) bool {
+	for j := 1; j < len(arg); j++ {
+		f := "-" + arg[j:j+1]
+		if _, ok := sb.ValueFlags[f]; ok {
+			return true
+		}
+		if !slices.Contains(sb.Flags, f) {
+			return false
 		}
 	}
 	return true

@@ -97,7 +97,19 @@ type Options struct {
 	// Nil means the running executable ([os.Executable]); a path that
 	// does not exist is skipped.
 	Self []string
+	// SafeBinTrustedDirs are the directories a safe bin must be found in
+	// through PATH lookup: a safe bin that PATH finds anywhere else is
+	// judged like any other command. Nil means
+	// [DefaultSafeBinTrustedDirs]; each must be absolute.
+	SafeBinTrustedDirs []string
 }
+
+// defaultSafeBinTrustedDirs are where the system's own filters live.
+var defaultSafeBinTrustedDirs = []string{"/bin", "/usr/bin"}
+
+// DefaultSafeBinTrustedDirs returns a fresh copy of the directories used
+// when [Options.SafeBinTrustedDirs] is nil: /bin and /usr/bin.
+func DefaultSafeBinTrustedDirs() []string { return slices.Clone(defaultSafeBinTrustedDirs) }
 
 // Analyzer classifies shell lines. It is immutable and safe for concurrent
 // use.
@@ -109,12 +121,14 @@ type Analyzer struct {
 	safe      map[string]SafeBin
 	forbidden []string
 	self      []os.FileInfo
+	safeDirs  []string
 	path      string
 	dir       string
 	home      string
 	expandEnv expand.Environ
-	parsers   sync.Pool
-	cache     lookupCache
+	// parsers and cache are shared by the copies [Analyzer.In] makes.
+	parsers *sync.Pool
+	cache   *lookupCache
 }
 
 // New builds an Analyzer.
@@ -125,8 +139,7 @@ type Analyzer struct {
 // without being absolute wraps [ErrInvalidPattern] and names the pattern. A
 // safe bin with an empty or path-like name wraps [ErrInvalidSafeBin].
 func New(opts Options) (*Analyzer, error) {
-	a := &Analyzer{path: opts.PATH, dir: opts.Dir, home: opts.Home}
-	a.cache.ttl = lookupTTL
+	a := &Analyzer{path: opts.PATH, dir: opts.Dir, home: opts.Home, cache: &lookupCache{ttl: lookupTTL}, parsers: &sync.Pool{}}
 	if a.path == "" {
 		a.path = os.Getenv("PATH")
 	}
@@ -178,6 +191,20 @@ func New(opts Options) (*Analyzer, error) {
 		if name == "" || strings.ContainsAny(name, "/*?[") {
 			return nil, fmt.Errorf("%w %q: name a command found through PATH, without '/' or wildcards", ErrInvalidSafeBin, name)
 		}
+		if why := runsCode(name); why != "" {
+			return nil, fmt.Errorf("%w %q: it %s, so it is never a stdin filter; allow it in allowed_commands and let a person approve it", ErrInvalidSafeBin, name, why)
+		}
+	}
+	a.safeDirs = opts.SafeBinTrustedDirs
+	if a.safeDirs == nil {
+		a.safeDirs = defaultSafeBinTrustedDirs
+	}
+	a.safeDirs = slices.Clone(a.safeDirs)
+	for i, d := range a.safeDirs {
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("%w: trusted directory %q is not absolute; write the full path", ErrInvalidSafeBin, d)
+		}
+		a.safeDirs[i] = filepath.Clean(d)
 	}
 	a.forbidden = opts.ForbiddenEnv
 	if a.forbidden == nil {
@@ -206,6 +233,25 @@ func New(opts Options) (*Analyzer, error) {
 
 // Dir returns the working directory the analyzer resolves against.
 func (a *Analyzer) Dir() string { return a.dir }
+
+// In returns a copy of a for commands that run in dir: ./x, relative
+// redirections and glob patterns resolve against dir. dir must be
+// absolute (otherwise a itself is returned); confining it is the
+// caller's job (the shell's workdir goes through workspace.Root). The
+// copy shares a's caches.
+func (a *Analyzer) In(dir string) *Analyzer {
+	if dir == a.dir || !filepath.IsAbs(dir) {
+		return a
+	}
+	b := *a
+	b.dir = filepath.Clean(dir)
+	env := []string{"PWD=" + b.dir}
+	if b.home != "" {
+		env = append(env, "HOME="+b.home)
+	}
+	b.expandEnv = expand.ListEnviron(env...)
+	return &b
+}
 
 // PATH returns the search path the analyzer resolves commands with.
 func (a *Analyzer) PATH() string { return a.path }
@@ -274,6 +320,11 @@ type Command struct {
 	Allowed bool `json:"allowed"`
 	// SafeBin reports that the command qualified as a safe stdin filter.
 	SafeBin bool `json:"safe_bin,omitempty"`
+	// OffList reports a command refused only because allowed_commands
+	// does not name it (and it is no safe bin): it was found, assigns
+	// only inert variables and is not talon. A profile that asks instead
+	// of denying such commands looks at it.
+	OffList bool `json:"off_list,omitempty"`
 	// Reasons explain the tier and any refusal.
 	Reasons []string `json:"reasons,omitempty"`
 }

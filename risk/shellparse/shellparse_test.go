@@ -212,7 +212,7 @@ func TestCustomSafeBinsAndForbiddenEnv(t *testing.T) {
 		AllowedCommands: []string{"git"},
 		SafeBins:        map[string]SafeBin{"jq": {Flags: []string{"-r", "-c"}, Operands: 1}},
 		ForbiddenEnv:    []string{"SECRET_*", "LANG"},
-		PATH:            env.bin, Dir: env.work, Home: env.home,
+		PATH:            env.bin, Dir: env.work, Home: env.home, SafeBinTrustedDirs: []string{env.bin},
 	})
 	must(t, err)
 	tests := []struct {

@@ -209,3 +209,58 @@ func classifyPackage(argv []string, local map[string]bool) (tool.Tier, string) {
 	}
 	return high(base, "runs package scripts or an unknown subcommand")
 }
+
+// InlineEval says whether argv runs code written in its own arguments,
+// and which word does: an interpreter's inline-code flag (python -c,
+// node -e, perl -e, ...), a shell with -c, awk's program, sed with a
+// program that runs commands or writes files, xargs, find -exec and its
+// kin, git -c. Such a command line is the program itself, so an approval
+// of it is never kept as a rule.
+func InlineEval(argv []string) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	base := filepath.Base(argv[0])
+	switch base {
+	case "awk", "gawk", "mawk", "nawk":
+		return base + " runs the program in its arguments", true
+	case "xargs":
+		return "xargs runs commands built from its input", true
+	case "sed":
+		if tier, _ := classifySed(argv); tier != tool.Low {
+			return "sed with a program that runs commands or writes files", true
+		}
+	case "find":
+		for _, a := range argv[1:] {
+			switch a {
+			case "-exec", "-execdir", "-ok", "-okdir":
+				return "find " + a + " runs a command", true
+			}
+		}
+	case "git":
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "-") {
+				break
+			}
+			if strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env") || strings.HasPrefix(a, "--exec-path") {
+				return "git " + a + " sets configuration that can run commands", true
+			}
+		}
+	}
+	if scriptShells[base] || highRisk[base] == whyShell {
+		for _, a := range argv[1:] {
+			if a == "--" || !strings.HasPrefix(a, "-") {
+				break
+			}
+			if !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'c') {
+				return base + " " + a + " runs the script in its arguments", true
+			}
+		}
+	}
+	if ev, ok := interpreter(base); ok {
+		if flag := ev.evalFlag(argv[1:]); flag != "" {
+			return base + " " + flag + " evaluates inline code", true
+		}
+	}
+	return "", false
+}
