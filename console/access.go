@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
 	"net"
 	"net/http"
 	"net/url"
@@ -247,11 +246,4 @@ func (c *Console) answersRefused(r *http.Request) string {
 		return "tool processes are not known to be kept from this port"
 	}
 	return c.opts.Reach(localPort(r))
-}
-
-// shortID renders 8 bytes as text for ids the console makes.
-func shortID(n uint64) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], n)
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }

@@ -526,6 +526,10 @@ func TestReceipts(t *testing.T) {
 	if v.status != 200 || !strings.Contains(v.body, "Verified: 4 records") {
 		t.Fatalf("verify: %d\n%s", v.status, v.body)
 	}
+	all := f.do(req{method: http.MethodPost, path: "/console/receipts/verify", form: url.Values{"csrf": {tok}}, headers: own})
+	if all.status != 200 || !strings.Contains(all.body, "every chain, checked at") {
+		t.Fatalf("verify every chain: %d\n%s", all.status, all.body)
+	}
 	if r := f.do(req{path: "/console/receipts/" + written.ID}); !strings.Contains(r.body, "verified at") {
 		t.Errorf("the receipt page does not show the chain's verification:\n%s", r.body)
 	}

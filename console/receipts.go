@@ -313,7 +313,6 @@ func (c *Console) chainPath(chain string) (string, bool) {
 
 type verifyData struct {
 	Result verifyResult
-	Busy   bool
 }
 
 // verify checks a chain (or the whole store) from the page: signatures,

@@ -226,13 +226,6 @@ var funcs = template.FuncMap{
 		}
 		return template.URL(q.Encode()) //nolint:gosec // encoded by url.Values
 	},
-	"tierClass": func(t any) string {
-		switch s := fmt.Sprint(t); s {
-		case "low", "medium", "high":
-			return "tier-" + s
-		}
-		return "tier-unknown"
-	},
 	"unix":      func(t time.Time) int64 { return t.UnixMilli() },
 	"chainName": receipts.ChainName,
 	"tierOf":    func(t tool.Tier) string { return t.String() },
@@ -302,4 +295,13 @@ func (v *view) VerifiedText1(r verifyResult) string {
 		return v.T("chain-verified", "time", v.Time(r.At), "count", r.Report.Records)
 	}
 	return v.T("chain-failed", "time", v.Time(r.At))
+}
+
+// ChainLabel names what a verification covered: one chain, or every chain
+// of the store.
+func (v *view) ChainLabel(chain string) string {
+	if chain == "" {
+		return v.T("all-chains")
+	}
+	return receipts.ChainName(chain)
 }

@@ -190,6 +190,7 @@ console-verify-title = Verification
 console-verify-ok = Verified: { $count } records, every signature and link.
 console-verify-failed = Verification failed.
 console-verify-what = { $chain }, checked at { $time }.
+console-all-chains = every chain
 console-verify-chain-ok = verified
 console-verify-problem = seq { $seq }: { $reason }
 console-verify-torn = torn tail in { $segment }, noted by seq { $seq }

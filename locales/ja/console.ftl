@@ -190,6 +190,7 @@ console-verify-title = 検証
 console-verify-ok = 検証済み: { $count } 件のすべての署名とつながりを確認しました。
 console-verify-failed = 検証で問題が見つかりました。
 console-verify-what = { $chain }、{ $time } に確認。
+console-all-chains = すべてのチェーン
 console-verify-chain-ok = 検証済み
 console-verify-problem = 連番 { $seq }: { $reason }
 console-verify-torn = { $segment } に途切れた末尾があり、連番 { $seq } が記録しています
