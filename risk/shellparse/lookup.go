@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/talonhq/talon/internal/dirwatch"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -36,24 +37,34 @@ func (a *Analyzer) lookup(name string) (bin string, fi os.FileInfo, viaPATH bool
 	if bin, fi, ok := a.cache.get(name); ok {
 		return bin, fi, true
 	}
-	for _, dir := range filepath.SplitList(a.path) {
+	// Watch before looking, so that a change made while we look moves
+	// the generation the entry is filed under.
+	dirs := filepath.SplitList(a.path)
+	watched := a.cache.ttl > 0 && dirwatch.Add(dirs...)
+	gen, _ := dirwatch.Generation()
+	for _, dir := range dirs {
 		if dir == "" || !filepath.IsAbs(dir) {
 			continue
 		}
 		p := filepath.Join(dir, name)
 		if fi := statExecutable(p); fi != nil {
-			a.cache.put(name, p)
+			a.cache.put(name, lookupEntry{bin: p, fi: fi, gen: gen, watched: watched && !isSymlink(p)})
 			return p, fi, true
 		}
 	}
-	a.cache.put(name, "")
+	a.cache.put(name, lookupEntry{gen: gen, watched: watched})
 	return "", nil, true
 }
 
-// lookupTTL is how long a PATH lookup is reused. A hit is checked with one
-// stat of the cached binary; a binary that appears earlier in PATH is seen
-// once the entry expires. What runs is always the absolute path of the
-// plan, so the cache can only make a plan stale, never run something else.
+// lookupTTL is how long a PATH lookup is reused. Within it, a hit is
+// trusted without a stat while the PATH directories are watched and have
+// not changed (internal/dirwatch: an entry made, removed, replaced or
+// chmodded in any of them, or a missing one made, drops every entry); a
+// binary reached through a symlink, or a PATH that cannot be watched, is
+// checked with one stat of the cached binary, and a binary that appears
+// earlier in PATH is then seen once the entry expires. What runs is always
+// the absolute path of the plan, so the cache can only make a plan stale,
+// never run something else.
 const lookupTTL = 2 * time.Second
 
 // lookupCache remembers recent PATH lookups, which otherwise cost one stat
@@ -65,8 +76,13 @@ type lookupCache struct {
 }
 
 type lookupEntry struct {
-	bin  string
+	bin  string      // "" when not found
+	fi   os.FileInfo // of bin
 	when time.Time
+	// gen is the directories' generation when the entry was made;
+	// watched says it can be trusted while that holds.
+	gen     uint64
+	watched bool
 }
 
 func (c *lookupCache) get(name string) (string, os.FileInfo, bool) {
@@ -79,6 +95,12 @@ func (c *lookupCache) get(name string) (string, os.FileInfo, bool) {
 	if !ok || time.Since(e.when) > c.ttl {
 		return "", nil, false
 	}
+	if e.watched {
+		if gen, ok := dirwatch.Generation(); ok && gen == e.gen {
+			return e.bin, e.fi, true
+		}
+		return "", nil, false
+	}
 	if e.bin == "" {
 		return "", nil, true
 	}
@@ -89,16 +111,24 @@ func (c *lookupCache) get(name string) (string, os.FileInfo, bool) {
 	return e.bin, fi, true
 }
 
-func (c *lookupCache) put(name, bin string) {
+func (c *lookupCache) put(name string, e lookupEntry) {
 	if c.ttl <= 0 {
 		return
 	}
+	e.when = time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil || len(c.entries) >= 1024 {
 		c.entries = make(map[string]lookupEntry)
 	}
-	c.entries[name] = lookupEntry{bin: bin, when: time.Now()}
+	c.entries[name] = e
+}
+
+// isSymlink reports a path that is itself a symbolic link: its target
+// can change without its directory changing.
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err != nil || fi.Mode()&os.ModeSymlink != 0
 }
 
 // statExecutable returns the file information of an executable regular
