@@ -84,7 +84,7 @@ type checkProbe struct {
 // The child is p.Helper (or this executable) in its probe role, which
 // must dispatch [HelperCommand] to [Main].
 func Check(ctx context.Context, p Policy) (Report, error) {
-	dir, err := os.MkdirTemp("", "talon-sandbox-check-")
+	dir, err := scratchOutside(p.Workspace)
 	if err != nil {
 		return Report{}, fmt.Errorf("make a scratch dir for the probes: %w", err)
 	}
@@ -365,4 +365,32 @@ func unusedPort() (string, error) {
 	}
 	defer l.Close()
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
+}
+
+// scratchOutside makes the probes' scratch directory somewhere outside the
+// workspace, so "outside the workspace" is: the temp directory, unless the
+// workspace holds it (talon run from /tmp), then other shared places.
+func scratchOutside(ws string) (string, error) {
+	var cands []string
+	cands = append(cands, os.TempDir(), "/var/tmp", "/dev/shm")
+	if d, err := os.UserCacheDir(); err == nil {
+		cands = append(cands, d)
+	}
+	var firstErr error
+	for _, c := range cands {
+		if ws != "" && within(absPath(c), absPath(ws)) {
+			continue
+		}
+		dir, err := os.MkdirTemp(c, "talon-sandbox-check-")
+		if err == nil {
+			return dir, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if firstErr == nil {
+		firstErr = fmt.Errorf("every place for it (%s) is inside the workspace %s; run the check with a narrower workspace", strings.Join(cands, ", "), ws)
+	}
+	return "", firstErr
 }
