@@ -2,6 +2,7 @@ package shellparse
 
 import (
 	"strings"
+	"sync"
 )
 
 // The option tables of the low-tier commands, one per command, as their
@@ -168,10 +169,17 @@ func hostnameOperands(ops []string) (effect, string, string) {
 	return reads, "", ""
 }
 
-// grammars are the compiled tables, by command name.
+// grammars are the compiled tables, by command name. loadTables fills
+// them, and gitCmds, on first use: a process that analyses no line (talon
+// --help, tools list) never compiles them.
 var grammars = map[string]*grammar{}
 
-func init() {
+var tablesOnce sync.Once
+
+// loadTables compiles the command and git tables, once.
+func loadTables() { tablesOnce.Do(func() { compileCommandTables(); compileGitTables() }) }
+
+func compileCommandTables() {
 	for _, s := range commandSpecs {
 		if grammars[s.cmd] != nil {
 			panic("shellparse: two tables for " + s.cmd)

@@ -94,7 +94,7 @@ func gitTable(cmd, opts string, why map[string]string, numeric bool) *grammar {
 	return spec{cmd: cmd, opts: opts, why: why, numeric: numeric, endOfOptions: true}.compile()
 }
 
-func init() {
+func compileGitTables() {
 	low := func(g *grammar) gitCmd { return gitCmd{tier: tool.Low, g: g} }
 	medium := func(g *grammar) gitCmd { return gitCmd{tier: tool.Medium, g: lenient(g)} }
 	highWhy := func(why string) gitCmd { return gitCmd{tier: tool.High, why: why} }
@@ -383,6 +383,7 @@ global:
 	if i >= len(argv) {
 		return tool.Low, lowRisk("git")
 	}
+	loadTables()
 	return a.gitSub(gitCmds, "git", argv[i], argv[i+1:], dir)
 }
 

@@ -134,3 +134,7 @@ func BenchmarkAnalyzeAgainstParse(b *testing.B) {
 	b.ReportMetric(float64(tP.Nanoseconds())/float64(n), "parse-ns/line")
 	b.ReportMetric(float64(tA)/float64(tP), "analyze/parse")
 }
+
+// The command tables are compiled on first use; the package's tests read
+// them directly, so they are compiled before any test runs.
+func init() { loadTables() }

@@ -152,6 +152,7 @@ func (a *Analyzer) safeBin(c *Command) bool {
 	}
 	// A safe bin that talon has a table for must also be understood by
 	// it: the profile narrows the table, never widens it.
+	loadTables()
 	if g := grammars[c.Argv[0]]; g != nil {
 		if tier, _ := g.judge(c.Argv); tier != tool.Low {
 			return false

@@ -97,6 +97,7 @@ func (a *Analyzer) classify(argv []string, bin string) (tool.Tier, string) {
 	case "cargo":
 		return classifyPackage(argv, set("add", "install", "publish"))
 	}
+	loadTables()
 	if g := grammars[base]; g != nil {
 		return g.judge(argv)
 	}
