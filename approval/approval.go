@@ -24,6 +24,11 @@ const (
 	// Always approves this call now and the same call again for the rest of
 	// the session. It never overrides always_ask.
 	Always
+	// Permanent approves this call now and saves its exact plan as a rule
+	// ([SavedRule]), so the same call runs without asking in every later
+	// session. It is offered only where the request is [Request.Saveable];
+	// elsewhere it counts as [Always].
+	Permanent
 )
 
 func (a Answer) String() string {
@@ -32,6 +37,8 @@ func (a Answer) String() string {
 		return "yes"
 	case Always:
 		return "always"
+	case Permanent:
+		return "permanent"
 	default:
 		return "no"
 	}
@@ -71,6 +78,10 @@ type Request struct {
 	// (["researcher"] for a shell call a subagent made); nil for a call
 	// the caller made itself.
 	Delegation []string
+	// Saveable is set when the answer may be [Permanent]: the call has a
+	// plan that can be kept as a rule (no inline code), its tool does not
+	// always ask, and there is a file to keep it in.
+	Saveable bool
 }
 
 // Approver asks for a decision on one call.
@@ -88,8 +99,9 @@ var _ Approver = NonInteractive{}
 func (NonInteractive) Approve(context.Context, Request) (Answer, error) { return No, ErrNoApprover }
 
 // Terminal prompts on a terminal: `[y]es / [n]o / [a]lways for this
-// session`. End of input, a blank line or anything after three unclear
-// answers is no.
+// session`, and `[p]ermanently` when the request is [Request.Saveable].
+// End of input, a blank line or anything after three unclear answers is
+// no.
 type Terminal struct {
 	In  io.Reader
 	Out io.Writer
@@ -113,8 +125,12 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 		}
 		close(eof)
 	}()
+	question, hint := "Allow? [y]es / [n]o / [a]lways for this session: ", "Please answer y, n or a."
+	if req.Saveable {
+		question, hint = "Allow? [y]es / [n]o / [a]lways for this session / [p]ermanently: ", "Please answer y, n, a or p."
+	}
 	for try := 0; try < 3; try++ {
-		fmt.Fprint(t.Out, "Allow? [y]es / [n]o / [a]lways for this session: ")
+		fmt.Fprint(t.Out, question)
 		select {
 		case <-ctx.Done():
 			fmt.Fprintln(t.Out)
@@ -128,10 +144,14 @@ func (t *Terminal) Approve(ctx context.Context, req Request) (Answer, error) {
 				return Yes, nil
 			case "a", "always":
 				return Always, nil
+			case "p", "permanently", "permanent":
+				if req.Saveable {
+					return Permanent, nil
+				}
 			case "", "n", "no":
 				return No, nil
 			}
-			fmt.Fprintln(t.Out, "Please answer y, n or a.")
+			fmt.Fprintln(t.Out, hint)
 		}
 	}
 	return No, nil
@@ -160,6 +180,9 @@ func Render(req Request) string {
 			}
 			if c.Dir != "" {
 				fmt.Fprintf(&b, "  dir:    %s\n", c.Dir)
+			}
+			if len(c.Env) > 0 {
+				fmt.Fprintf(&b, "  env:    %s\n", strings.Join(c.Env, " "))
 			}
 		}
 	}

@@ -30,7 +30,7 @@ that talon started (a tool, a shell line, or a talon approvals run by one of the
 exit code 4), logs the attempt, and keeps the call waiting. Run them in a terminal
 of your own.`,
 	}
-	cmd.AddCommand(newApprovalsListCmd(e), newApprovalsDecideCmd(e, "approve"), newApprovalsDecideCmd(e, "deny"))
+	cmd.AddCommand(newApprovalsListCmd(e), newApprovalsDecideCmd(e, "approve"), newApprovalsDecideCmd(e, "deny"), newApprovalsRulesCmd(e))
 	return cmd
 }
 
@@ -117,7 +117,7 @@ func oneLine(s string, limit int) string {
 }
 
 func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
-	var always bool
+	var always, persist bool
 	short := "Deny a pending call: it does not run"
 	if verb == "approve" {
 		short = "Approve a pending call: it runs"
@@ -132,6 +132,9 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if persist && !always {
+				return usageErrorf("--persist saves an --always answer; give both")
+			}
 			dir, err := e.approvalsDataDir()
 			if err != nil {
 				return err
@@ -142,17 +145,22 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 				if always {
 					ans = approval.Always
 				}
+				if persist {
+					ans = approval.Permanent
+				}
 			}
 			if err := mcpserver.Decide(cmd.Context(), dir, args[0], ans); err != nil {
 				return approvalsError(err)
 			}
-			past := map[approval.Answer]string{approval.Yes: "approved", approval.Always: "approved for the rest of the session", approval.No: "denied"}
+			past := map[approval.Answer]string{approval.Yes: "approved", approval.Always: "approved for the rest of the session",
+				approval.Permanent: "approved and saved as a rule (talon approvals rules list shows it)", approval.No: "denied"}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", past[ans], args[0])
 			return nil
 		},
 	}
 	if verb == "approve" {
 		cmd.Flags().BoolVar(&always, "always", false, "also allow the same call again for the rest of its session (never for always_ask tools)")
+		cmd.Flags().BoolVar(&persist, "persist", false, "with --always: save the call's exact plan as a rule, so it runs without asking in later sessions too (never for inline code like python -c or sh -c)")
 	}
 	return cmd
 }

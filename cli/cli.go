@@ -375,6 +375,9 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 		Config: cfg, Surface: o.surface, Workspace: ws, DataDir: e.dataDir(cfg), Logger: log, Approver: o.approver,
 		Protected: risk.ProtectedPaths(cfg, e.dataDir(cfg), e.io.getenv),
 		Receipts:  recorder, Tools: tools, Messages: messages,
+		Rules: approval.OpenRules(approval.DefaultRulesPath(e.io.getenv), func(err error) {
+			fmt.Fprintf(e.io.ErrOut, "talon: warning: %v\n", err)
+		}),
 	})
 	if err != nil {
 		if ExitCode(err) == ExitError {

@@ -67,6 +67,9 @@ func newPolicyExplainCmd(e *env) *cobra.Command {
 				}
 				for _, c := range ex.Plan.Commands {
 					fmt.Fprintf(out, "argv:     %s  (%s)\n", strings.Join(c.Argv, " "), c.Binary)
+					if c.Dir != "" && c.Dir != rt.Workspace() {
+						fmt.Fprintf(out, "dir:      %s\n", c.Dir)
+					}
 				}
 			}
 			if ex.Sandbox != "" {

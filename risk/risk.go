@@ -83,6 +83,9 @@ type Verdict struct {
 	// AlwaysAsk is set when the ask comes from always_ask, which an earlier
 	// "always" answer must not override.
 	AlwaysAsk bool `json:"always_ask,omitempty"`
+	// Saved names the saved approval rule that allowed a call policy
+	// would have asked about.
+	Saved string `json:"saved,omitempty"`
 }
 
 var (
@@ -279,6 +282,17 @@ type Input struct {
 	Assessment tool.Assessment
 	// CallerAllowlist, when non-nil, is a strict set of exact names.
 	CallerAllowlist []string
+	// Saved are the approvals people kept for good; nil means none.
+	Saved SavedRules
+}
+
+// SavedRules are approvals kept for good, such as the approvals file
+// ([approval.Rules]): a call policy would ask about that one covers is
+// allowed, except for a tool in always_ask.
+type SavedRules interface {
+	// Covers describes the saved rule that covers a call of toolName
+	// under profile with plan; false when none does.
+	Covers(toolName, profile string, plan *tool.Plan) (string, bool)
 }
 
 // Reason texts. They say what happened, never which setting would allow it.
@@ -352,6 +366,11 @@ func (p *Profile) Decide(in Input) Verdict {
 	v, ok := p.decideShell(in, tier)
 	if !ok {
 		v = p.byLevel(in.Tool, tier, a.Allowlisted)
+	}
+	if v.Decision == Ask && in.Saved != nil && !matches(p.AlwaysAsk, in.Tool) {
+		if rule, ok := in.Saved.Covers(in.Tool, p.Name, a.Plan); ok {
+			return Verdict{Decision: Allow, Why: "allowed by saved approval rule " + rule, Saved: rule}
+		}
 	}
 	if v.Decision == Allow && matches(p.AlwaysAsk, in.Tool) {
 		return Verdict{Decision: Ask, Why: fmt.Sprintf("tool %s always asks for approval", in.Tool), AlwaysAsk: true}

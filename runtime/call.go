@@ -34,6 +34,9 @@ type Explanation struct {
 	Why        string          `json:"why"`
 	Assessment tool.Assessment `json:"-"`
 	AlwaysAsk  bool            `json:"-"`
+
+	// Rule names the saved approval rule that allowed the call.
+	Rule string `json:"rule,omitempty"`
 }
 
 // prepared is a call that passed lookup, argument and schema checks.
@@ -124,7 +127,7 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		a = got
 	}
 	a.Tier = tool.MaxTier(a.Tier, spec.Tier)
-	v := prof.Decide(risk.Input{Tool: spec.Name, Channel: c.Channel, Assessment: a, CallerAllowlist: c.CallerAllowlist})
+	v := prof.Decide(risk.Input{Tool: spec.Name, Channel: c.Channel, Assessment: a, CallerAllowlist: c.CallerAllowlist, Saved: r.rules})
 	reasons := a.Reasons
 	if reasons == nil {
 		reasons = []string{}
@@ -135,7 +138,7 @@ func (r *Runtime) prepare(ctx context.Context, st *state, c tool.Call) (*prepare
 		ex: Explanation{
 			Tool: spec.Name, Attribution: spec.Attribution.String(), Profile: prof.Name, Channel: c.Channel,
 			Tier: a.Tier, Reasons: reasons, Plan: a.Plan, Sandbox: sandboxOf(a.Plan), Decision: v.Decision, Why: v.Why,
-			Assessment: a, AlwaysAsk: v.AlwaysAsk,
+			Rule: v.Saved, Assessment: a, AlwaysAsk: v.AlwaysAsk,
 		},
 	}, nil, nil
 }
@@ -214,6 +217,11 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	case risk.Allow:
 		decisionEvent(p, "allow").Msg(ex.Why)
 		p.allowedBy = receipts.AllowedAuto
+		if ex.Rule != "" {
+			// A saved approval binds to its plan like a person's answer.
+			p.allowedBy = receipts.AllowedAlways
+			return tool.WithApprovedPlan(ctx, ex.Plan), true, tool.Result{}
+		}
 		return ctx, true, tool.Result{}
 	case risk.Ask:
 	default:
@@ -238,10 +246,12 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 		// A scheduled call has nobody behind it: never queue or elicit.
 		approver = approval.NonInteractive{}
 	}
+	saved, saveErr := approval.RuleFromPlan(ex.Tool, ex.Profile, ex.Plan)
 	ans, err := approver.Approve(actx, approval.Request{
 		Tool: ex.Tool, Attribution: ex.Attribution, Tier: ex.Tier, Reasons: ex.Reasons, Plan: ex.Plan,
 		Args: approval.Redact(p.args), Channel: p.call.Channel, Profile: ex.Profile, SessionID: p.call.SessionID,
 		AlwaysAsk: ex.AlwaysAsk, Sandbox: ex.Sandbox, Delegation: DelegationPath(ctx),
+		Saveable: saveErr == nil && !ex.AlwaysAsk && r.rules.Path() != "",
 	})
 	if ctx.Err() != nil {
 		return ctx, false, tool.Result{}
@@ -251,7 +261,16 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	case err != nil || errors.Is(actx.Err(), context.DeadlineExceeded):
 		ev.Str("answer", "none").Msg("no approver available; denied")
 		return ctx, false, denied(approval.DeniedNoApprover)
-	case ans == approval.Always:
+	case ans == approval.Permanent && saveErr == nil && !ex.AlwaysAsk:
+		r.rememberAlways(p.call.SessionID, key)
+		saved.By = "approved on channel " + p.call.Channel
+		if rule, err := r.rules.Add(saved); err != nil {
+			ev.Str("answer", "permanent").Err(err).Msg("approved by user; the rule could not be saved, so it holds for this session")
+		} else {
+			ev.Str("answer", "permanent").Str("rule", rule.ID).Msg("approved by user and saved as a rule")
+		}
+		p.allowedBy = receipts.AllowedByUser
+	case ans == approval.Always || ans == approval.Permanent:
 		if !ex.AlwaysAsk {
 			r.rememberAlways(p.call.SessionID, key)
 		}

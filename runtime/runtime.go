@@ -68,6 +68,9 @@ type Options struct {
 	// Messages are message files of plugins, added to the bundle after
 	// talon's own; one that does not load is logged and left out.
 	Messages []MessageSource
+	// Rules are the approvals people saved for good; nil means the file
+	// at [approval.DefaultRulesPath], whose parse errors are logged.
+	Rules *approval.Rules
 }
 
 // MessageSource is one plugin's message files, laid out <lang>/*.ftl.
@@ -94,6 +97,8 @@ type Runtime struct {
 	history  *history.Log
 
 	state atomic.Pointer[state]
+
+	rules *approval.Rules
 
 	mu         sync.Mutex
 	always     map[string]map[string]bool // session -> approval keys answered "always"
@@ -133,7 +138,14 @@ func New(opts Options) (*Runtime, error) {
 		hist = history.New(history.Options{})
 	}
 	r := &Runtime{opts: opts, bundle: bundle, approver: approver, log: opts.Logger, history: hist,
-		always: map[string]map[string]bool{}, active: map[string]map[string]bool{}}
+		always: map[string]map[string]bool{}, active: map[string]map[string]bool{}, rules: opts.Rules}
+	if r.rules == nil {
+		log := opts.Logger
+		r.rules = approval.OpenRules(approval.DefaultRulesPath(osGetenv), func(err error) {
+			log.Warn().Err(err).Msg("saved approvals ignored")
+		})
+	}
+	_, _ = r.rules.List() // a file that does not parse is reported now
 	st, err := r.build(opts.Config)
 	if err != nil {
 		return nil, err

@@ -78,6 +78,9 @@ const (
 	answerNo     = "no"
 	answerAlways = "always"
 	answerField  = "decision"
+	// answerPermanent saves the call's plan as a rule; offered only when
+	// the request is saveable.
+	answerPermanent = "permanent"
 )
 
 // elicit asks the client's user and reads one answer.
@@ -86,6 +89,10 @@ func elicit(ctx context.Context, c *caller, req approval.Request) (approval.Answ
 	names := []any{"Yes, run it once", "No, refuse it", "Always allow this exact call in this session"}
 	if req.AlwaysAsk {
 		choices, names = choices[:2], names[:2]
+	}
+	if req.Saveable {
+		choices = append(choices, answerPermanent)
+		names = append(names, "Allow this exact call from now on, in every session (saved as a rule)")
 	}
 	params, err := json.Marshal(map[string]any{
 		"message": elicitMessage(req),
@@ -128,6 +135,11 @@ func elicit(ctx context.Context, c *caller, req approval.Request) (approval.Answ
 				return approval.Yes, nil
 			}
 			return approval.Always, nil
+		case answerPermanent:
+			if req.Saveable {
+				return approval.Permanent, nil
+			}
+			return approval.Yes, nil
 		}
 		return approval.No, nil
 	case "decline":

@@ -150,7 +150,7 @@ func ListenControl(dataDir string, q *approval.Queue, log zerolog.Logger) (*Cont
 			Answer string `json:"answer"`
 		}
 		if err := json.NewDecoder(io.LimitReader(r.Body, 4096)).Decode(&body); err != nil {
-			writeControlJSON(w, http.StatusBadRequest, controlError{Error: "body must be {\"answer\": \"yes\"|\"no\"|\"always\"}"})
+			writeControlJSON(w, http.StatusBadRequest, controlError{Error: "body must be {\"answer\": \"yes\"|\"no\"|\"always\"|\"permanent\"}"})
 			return
 		}
 		ans, err := ParseAnswer(body.Answer)
@@ -209,7 +209,8 @@ func pendingApproval(p approval.Pending) PendingApproval {
 	}
 }
 
-// ParseAnswer reads "yes", "no" or "always" (also "y", "n", "a").
+// ParseAnswer reads "yes", "no", "always" or "permanent" (also "y",
+// "n", "a", "p").
 func ParseAnswer(s string) (approval.Answer, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "y", "yes":
@@ -218,8 +219,10 @@ func ParseAnswer(s string) (approval.Answer, error) {
 		return approval.No, nil
 	case "a", "always":
 		return approval.Always, nil
+	case "p", "permanent":
+		return approval.Permanent, nil
 	}
-	return approval.No, fmt.Errorf("unknown answer %q: use yes, no or always", s)
+	return approval.No, fmt.Errorf("unknown answer %q: use yes, no, always or permanent", s)
 }
 
 // controlSockets lists the sockets under dataDir.

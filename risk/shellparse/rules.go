@@ -200,3 +200,15 @@ func (rs *Rules) Match(c Command) (Rule, bool) {
 	}
 	return Rule{}, false
 }
+
+// MatchArgs reports whether args match the argument patterns of a rule
+// (the words after the program): '*' matches any run of characters, '?'
+// one, a backslash takes the next character literally, and a whole word
+// "**" matches any number of arguments. A program word is compared by
+// the caller.
+func MatchArgs(pats, args []string) bool {
+	if len(pats) == 0 || len(args) == 0 {
+		return len(pats) == len(args)
+	}
+	return glob(pats[0], args[0]) && matchWords(pats[1:], args[1:])
+}
