@@ -121,7 +121,10 @@ func (l *Log) Add(r Record) {
 		l.sessions[r.Session] = s
 	}
 	s.records = append(s.records, r)
-	if len(s.records) > l.opts.PerSession {
+	// Trimmed by an eighth at a time, not a record per call: shifting the
+	// whole session on every call of a long one cost more than the call.
+	// History shows only the last PerSession.
+	if len(s.records) > l.opts.PerSession+l.opts.PerSession/8 {
 		s.records = append(s.records[:0], s.records[len(s.records)-l.opts.PerSession:]...)
 	}
 	s.calls++
@@ -158,6 +161,9 @@ func (l *Log) History(sessionID string, limit int) []Record {
 		return nil
 	}
 	recs := s.records
+	if len(recs) > l.opts.PerSession {
+		recs = recs[len(recs)-l.opts.PerSession:]
+	}
 	if limit > 0 && len(recs) > limit {
 		recs = recs[len(recs)-limit:]
 	}
