@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -18,6 +19,11 @@ type caller struct {
 	session *session
 	out     sender // where a question about this call goes
 	elicit  bool
+	// progressToken is the request's _meta.progressToken, if any, and
+	// noticeAfter how long an approval waits before the client hears of
+	// it once (approval_running_notice_ms; zero means never).
+	progressToken json.RawMessage
+	noticeAfter   time.Duration
 }
 
 type callerKey struct{}
@@ -51,8 +57,10 @@ var _ approval.Approver = (*Approver)(nil)
 // without answering it.
 var errDismissed = errors.New("the question was dismissed without an answer")
 
-// Approve routes req; see [Approver].
+// Approve routes req; see [Approver]. A wait longer than the session's
+// approval_running_notice_ms is notified to the client once.
 func (a *Approver) Approve(ctx context.Context, req approval.Request) (approval.Answer, error) {
+	defer callerFrom(ctx).waiting(req)()
 	if c := callerFrom(ctx); c != nil && c.elicit && c.session != nil && c.out != nil {
 		ans, err := elicit(ctx, c, req)
 		switch {

@@ -157,7 +157,7 @@ func New(opts Options) (*Server, error) {
 		Name    string `json:"name"`
 		Version string `json:"version"`
 	}{opts.Name, opts.Version})
-	s.init = append(append([]byte(`,"capabilities":{"tools":{"listChanged":true}},"serverInfo":`), info...), '}')
+	s.init = append(append([]byte(`,"capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":`), info...), '}')
 	if _, err := s.Sync(); err != nil {
 		stopAll()
 		return nil, err
@@ -328,6 +328,11 @@ func (s *Server) handle(ctx context.Context, ss *session, m *message, out sender
 		return appendResponse(nil, m.ID, res)
 	case methodPing:
 		return appendResponse(nil, m.ID, []byte(`{}`))
+	case methodSetLevel:
+		if rerr := ss.setLevel(m.Params); rerr != nil {
+			return appendErrorResponse(nil, m.ID, rerr)
+		}
+		return appendResponse(nil, m.ID, []byte(`{}`))
 	case methodToolsList, methodToolsCall:
 		if !ss.ready() {
 			return appendErrorResponse(nil, m.ID, rpcErrorf(codeInvalidRequest, "method %q is invalid before initialize; send initialize first", m.Method))
@@ -352,6 +357,9 @@ func (s *Server) notify(ss *session, m *message) {
 type callParams struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	Meta      struct {
+		ProgressToken json.RawMessage `json:"progressToken"`
+	} `json:"_meta"`
 }
 
 // callTool runs a tools/call through the runtime.
@@ -374,7 +382,9 @@ func (s *Server) callTool(ctx context.Context, ss *session, m *message, out send
 	defer context.AfterFunc(s.stop, cancel)()
 	defer context.AfterFunc(ss.ctx, cancel)()
 	defer ss.track(m.ID, cancel)()
-	ctx = withCaller(ctx, &caller{session: ss, out: out, elicit: ss.canElicit()})
+	ctx = withCaller(ctx, &caller{session: ss, out: out, elicit: ss.canElicit(), progressToken: p.Meta.ProgressToken,
+		noticeAfter: s.rt.Config().Tools.Shell.ApprovalRunningNotice()})
+	ctx = tool.WithNotifier(ctx, ss.notifier())
 	profile, _ := s.view()
 	res, err := s.rt.Call(ctx, tool.Call{
 		Name: p.Name, Args: p.Arguments, Channel: tool.ChannelMCP, Profile: profile, SessionID: ss.id,

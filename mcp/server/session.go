@@ -33,6 +33,7 @@ type session struct {
 	initialized bool
 	version     string
 	elicit      bool                          // the client takes form elicitations
+	logLevel    string                        // logging/setLevel's level; "" is every level
 	running     map[string]context.CancelFunc // request id -> cancel
 	asked       map[string]chan *message      // talon's request id -> its answer
 	next        uint64
