@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every benchmark in the repository and writes bench/REPORT.md: the root
 # module's benchmarks into bench/bench.txt, the Extism comparison (its own
-# module under bench/extism) into bench/extism.txt, then the report with each
+# module under bench/extism) into bench/extism.txt, the MCP comparison (its
+# own module under bench/mcp) into bench/mcp.txt, then the report with each
 # ratio against its baseline and target (go run ./xtask bench report).
 #
 # Environment:
@@ -11,6 +12,10 @@
 #   BENCH       -bench pattern (default .)
 #   BENCHCHECK  set to 1 to exit 1 when a measured figure misses its target
 #   GO          the go command (default go)
+#
+# bench/mcp and bench/start measure in rounds of their own whatever
+# BENCHTIME says (MCPBENCH_ROUNDS, MCPBENCH_DURATION, STARTBENCH_ROUNDS and
+# STARTBENCH_RUNS tune them; see bench/README.md).
 #
 # A package whose benchmarks fail still leaves its figures and the report;
 # the script then exits 1.
@@ -33,7 +38,11 @@ echo "== bench/extism -> bench/extism.txt" >&2
 (cd bench/extism && "$go" test "${flags[@]}" .) | tee bench/extism.txt
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+echo "== bench/mcp -> bench/mcp.txt" >&2
+(cd bench/mcp && "$go" test "${flags[@]}" .) | tee bench/mcp.txt
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
 check=()
 [ "${BENCHCHECK:-0}" = 1 ] && check=(-check)
-"$go" run ./xtask bench report "${check[@]}" -in bench/bench.txt -in bench/extism.txt -out bench/REPORT.md || status=1
+"$go" run ./xtask bench report "${check[@]}" -in bench/bench.txt -in bench/extism.txt -in bench/mcp.txt -out bench/REPORT.md || status=1
 exit "$status"

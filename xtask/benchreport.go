@@ -113,6 +113,15 @@ func benchEvaluate(row benchRow, set *benchSet) benchOutcome {
 	default:
 		out.Value = vals[0]
 		out.Detail = show(0)
+		// A benchmark that repeats its measurement reports the spread as
+		// <unit>-min and <unit>-max.
+		if r := set.Result(row.Num); r != nil {
+			lo, okLo := r.Value(unit + "-min")
+			hi, okHi := r.Value(unit + "-max")
+			if okLo && okHi {
+				out.Detail += " (range " + row.format(lo) + " – " + row.format(hi) + ")"
+			}
+		}
 	}
 	switch {
 	case row.Max == 0 && row.Min == 0:

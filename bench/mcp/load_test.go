@@ -59,11 +59,12 @@ var peersOf = []string{"mcpgo", "gosdk"}
 // reports, per transport, concurrency and server: calls/s, cpu-ns/call of
 // the server process and peak-rss-bytes, each the median over the rounds
 // with its -min and -max; and per transport and concurrency, the ratio
-// sub-benchmark: talon against each peer, round by round (talon/mcpgo is
-// talon's calls/s over mcp-go's, cpu-talon/mcpgo its CPU per call over
-// mcp-go's; above 1 is faster and costlier respectively). talon runs with
-// durable receipts (the default); talon-noreceipts with [receipts]
-// enabled = false.
+// sub-benchmark: talon (and talon-noreceipts) against each peer, and
+// talon against talon-noreceipts, round by round (talon/mcpgo is talon's
+// calls/s over mcp-go's, cpu-talon/mcpgo its CPU per call over mcp-go's,
+// rss-talon/mcpgo its peak RSS over mcp-go's). talon runs with durable
+// receipts (the default); talon-noreceipts with [receipts] enabled =
+// false.
 func BenchmarkMCP(b *testing.B) {
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		b.Skip("needs /proc for the servers' CPU time and memory")
@@ -127,14 +128,20 @@ func BenchmarkMCP(b *testing.B) {
 				}
 				b.Run(fmt.Sprintf("c=%d/ratio", c), func(b *testing.B) {
 					b.ReportMetric(0, "ns/op")
-					for _, who := range append([]string{"talon-noreceipts"}, peersOf...) {
-						base := res[fmt.Sprintf("c=%d/%s", c, who)]
-						mine := res[fmt.Sprintf("c=%d/talon", c)]
-						name := "talon/" + who
+					pairs := [][2]string{{"talon", "talon-noreceipts"}}
+					for _, peer := range peersOf {
+						pairs = append(pairs, [2]string{"talon", peer}, [2]string{"talon-noreceipts", peer})
+					}
+					for _, p := range pairs {
+						mine, base := res[fmt.Sprintf("c=%d/%s", c, p[0])], res[fmt.Sprintf("c=%d/%s", c, p[1])]
+						if len(mine) == 0 || len(base) == 0 {
+							continue
+						}
+						name := p[0] + "/" + p[1]
 						ratios(mine, base, func(s sample) float64 { return s.callsPerSec }).report(b, name)
 						ratios(mine, base, func(s sample) float64 { return s.cpuPerCall }).report(b, "cpu-"+name)
-						if rss[who] > 0 {
-							b.ReportMetric(rss["talon"]/rss[who], "rss-"+name)
+						if rss[p[1]] > 0 {
+							b.ReportMetric(rss[p[0]]/rss[p[1]], "rss-"+name)
 						}
 					}
 				})
