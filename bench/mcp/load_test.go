@@ -57,8 +57,10 @@ var peersOf = []string{"mcpgo", "gosdk"}
 
 // BenchmarkMCP drives each server with tools/call of its echo tool and
 // reports, per transport, concurrency and server: calls/s, cpu-ns/call of
-// the server process and peak-rss-bytes, each the median over the rounds
-// with its -min and -max; and per transport and concurrency, the ratio
+// the server process, each the median over the rounds
+// with its -min and -max, peak-rss-bytes (VmHWM) and the resident set at
+// the end, anonymous and mapped from files (end-rss-anon-bytes,
+// end-rss-file-bytes); and per transport and concurrency, the ratio
 // sub-benchmark: talon (and talon-noreceipts) against each peer, and
 // talon against talon-noreceipts, round by round (talon/mcpgo is talon's
 // calls/s over mcp-go's, cpu-talon/mcpgo its CPU per call over mcp-go's,
@@ -110,9 +112,10 @@ func BenchmarkMCP(b *testing.B) {
 					}
 				}
 			}
-			rss := map[string]float64{}
+			rss, anon, file := map[string]float64{}, map[string]float64{}, map[string]float64{}
 			for who, s := range servers {
-				rss[who] = peakRSS(s.pid())
+				rss[who] = statusKB(s.pid(), "VmHWM:")
+				anon[who], file[who] = statusKB(s.pid(), "RssAnon:"), statusKB(s.pid(), "RssFile:")
 			}
 			for _, c := range tr.conc {
 				for _, who := range contenders {
@@ -124,6 +127,8 @@ func BenchmarkMCP(b *testing.B) {
 						spread(ss, func(s sample) float64 { return s.cpuPerCall }).report(b, "cpu-ns/call")
 						spread(ss, func(s sample) float64 { return s.refused }).report(b, "refused/call")
 						b.ReportMetric(rss[who], "peak-rss-bytes")
+						b.ReportMetric(anon[who], "end-rss-anon-bytes")
+						b.ReportMetric(file[who], "end-rss-file-bytes")
 					})
 				}
 				b.Run(fmt.Sprintf("c=%d/ratio", c), func(b *testing.B) {
@@ -723,14 +728,16 @@ func cpuTime(pid int) time.Duration {
 	return time.Duration(utime+stime) * 10 * time.Millisecond
 }
 
-// peakRSS is the high-water mark of process pid's resident set, in bytes.
-func peakRSS(pid int) float64 {
+// statusKB reads a figure in kB of /proc/<pid>/status (VmHWM: the peak
+// resident set; RssAnon and RssFile: what is resident now, anonymous and
+// mapped from files such as the executable), in bytes.
+func statusKB(pid int, field string) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 			return kb * 1024
 		}
