@@ -89,6 +89,16 @@ type Approver interface {
 	Approve(ctx context.Context, req Request) (Answer, error)
 }
 
+// Deferrer is an approver that can park a request without its caller
+// waiting: the caller gets an id at once and hears the decision later.
+// [Queue] is one.
+type Deferrer interface {
+	// Defer parks req and returns its id. decided is called once, from
+	// another goroutine, with the answer, or with an error wrapping
+	// [ErrNoApprover] when nobody decided in time.
+	Defer(req Request, decided func(Answer, error)) (id string, err error)
+}
+
 // NonInteractive is the approver for callers with no person behind them:
 // it always returns ErrNoApprover.
 type NonInteractive struct{}

@@ -156,6 +156,37 @@ func (q *Queue) Approve(ctx context.Context, req Request) (Answer, error) {
 	}
 }
 
+var _ Deferrer = (*Queue)(nil)
+
+// Defer parks req like [Queue.Approve] without blocking: it returns the
+// request's id at once and calls decided, from a goroutine of its own,
+// when someone decides it or the queue's timeout passes (then with an
+// error wrapping [ErrNoApprover]).
+func (q *Queue) Defer(req Request, decided func(Answer, error)) (string, error) {
+	w, err := q.add(req)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrNoApprover, err)
+	}
+	if q.opts.OnPending != nil {
+		q.opts.OnPending(w.p)
+	}
+	go func() {
+		timer := time.NewTimer(q.opts.Timeout)
+		defer timer.Stop()
+		select {
+		case ans := <-w.answer:
+			decided(ans, nil)
+		case <-timer.C:
+			if ans, ok := q.withdraw(w); ok {
+				decided(ans, nil)
+				return
+			}
+			decided(No, fmt.Errorf("%w: nobody answered within %s", ErrNoApprover, q.opts.Timeout))
+		}
+	}()
+	return w.p.ID, nil
+}
+
 // add registers a new waiter under a fresh id.
 func (q *Queue) add(req Request) (*waiter, error) {
 	q.mu.Lock()

@@ -88,6 +88,8 @@ func resultCode(r tool.Result) int {
 		return ExitOK
 	case r.Denied:
 		return ExitDenied
+	case r.Pending != "":
+		return ExitPending
 	default:
 		return ExitToolFail
 	}

@@ -264,6 +264,12 @@ func toolsCall(cmd *cobra.Command, e *env, o *callOptions, args []string) error 
 		approver = yesApprover{}
 	case e.io.InTTY:
 		approver = &approval.Terminal{In: e.io.In, Out: e.io.ErrOut}
+	default:
+		if cfg, err := e.config(); err == nil && !cfg.Approvals.Wait() {
+			// [approvals] wait = false: the call returns pending (exit 5);
+			// the request ends with this process.
+			approver = approval.NewQueue(approval.QueueOptions{})
+		}
 	}
 	rt, err := e.runtime(runtimeOptions{approver: approver, receipts: true, runs: true})
 	if err != nil {
@@ -274,6 +280,10 @@ func toolsCall(cmd *cobra.Command, e *env, o *callOptions, args []string) error 
 	})
 	if err != nil {
 		return err
+	}
+	if res.Pending != "" && !o.json {
+		fmt.Fprintf(e.io.ErrOut, "approval pending (id %s): nothing ran. With [approvals] wait = false a call returns at once, and talon tools call leaves nothing waiting once it exits: have such calls approved through talon serve, or call on a terminal\n", res.Pending)
+		return errSilent(ExitPending)
 	}
 	return printResult(cmd.OutOrStdout(), e.io.ErrOut, res, o.json)
 }

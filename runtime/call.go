@@ -201,6 +201,8 @@ func (r *Runtime) record(c tool.Call, p *prepared, res tool.Result, err error, s
 		}
 	case res.Denied:
 		rec.Outcome = history.OutcomeDenied
+	case res.Pending != "":
+		rec.Outcome = outcomePending
 	case p == nil:
 		rec.Outcome = history.OutcomeRejected
 	default:
@@ -247,12 +249,16 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 		approver = approval.NonInteractive{}
 	}
 	saved, saveErr := approval.RuleFromPlan(ex.Tool, ex.Profile, ex.Plan)
-	ans, err := approver.Approve(actx, approval.Request{
+	req := approval.Request{
 		Tool: ex.Tool, Attribution: ex.Attribution, Tier: ex.Tier, Reasons: ex.Reasons, Plan: ex.Plan,
 		Args: approval.Redact(p.args), Channel: p.call.Channel, Profile: ex.Profile, SessionID: p.call.SessionID,
 		AlwaysAsk: ex.AlwaysAsk, Sandbox: ex.Sandbox, Delegation: DelegationPath(ctx),
 		Saveable: saveErr == nil && !ex.AlwaysAsk && r.rules.Path() != "",
-	})
+	}
+	if d, ok := approver.(approval.Deferrer); ok && !st.cfg.Approvals.Wait() {
+		return ctx, false, r.deferCall(ctx, p, d, req, key, saved, saveErr)
+	}
+	ans, err := approver.Approve(actx, req)
 	if ctx.Err() != nil {
 		return ctx, false, tool.Result{}
 	}

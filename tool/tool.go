@@ -117,6 +117,10 @@ type Result struct {
 	// Denied is set on a failed result that policy or a person refused;
 	// nothing ran.
 	Denied bool `json:"denied,omitempty"`
+	// Pending is the id of the approval the call waits for, on a failed
+	// result returned without waiting for it ([approvals] wait = false):
+	// nothing ran yet.
+	Pending string `json:"pending,omitempty"`
 	// Receipt is the signed record of a successful execution; nil for every
 	// other outcome, and when receipts are disabled.
 	Receipt *receipts.Receipt `json:"receipt,omitempty"`

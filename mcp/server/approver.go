@@ -53,6 +53,18 @@ type Approver struct {
 
 var _ approval.Approver = (*Approver)(nil)
 
+var _ approval.Deferrer = (*Approver)(nil)
+
+// Defer parks req in Queue without the call waiting, for [approvals]
+// wait = false: the client is not asked in band, since the call returns
+// before it could answer. Without a queue it fails closed.
+func (a *Approver) Defer(req approval.Request, decided func(approval.Answer, error)) (string, error) {
+	if a.Queue == nil {
+		return "", fmt.Errorf("%w: no approval queue is running", approval.ErrNoApprover)
+	}
+	return a.Queue.Defer(req, decided)
+}
+
 // errDismissed is a client's "cancel": a person closed the question
 // without answering it.
 var errDismissed = errors.New("the question was dismissed without an answer")

@@ -18,6 +18,9 @@ func appendCallResult(b []byte, res tool.Result) []byte {
 		b = append(b, `}],"isError":true`...)
 		if res.Denied {
 			b = append(b, `,"_meta":{"`+MetaDenied+`":true}`...)
+		} else if res.Pending != "" {
+			b = append(b, `,"_meta":{"`+MetaPending+`":`...)
+			b = append(appendString(b, res.Pending), '}')
 		}
 		return append(b, '}')
 	}

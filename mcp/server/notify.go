@@ -114,3 +114,7 @@ func (c *caller) runningNotice(req approval.Request) {
 		Data: map[string]any{"tool": req.Tool, "waiting_ms": c.noticeAfter.Milliseconds()},
 	})))
 }
+
+// MetaPending carries the approval id of a call that returned without
+// waiting for its approval ([approvals] wait = false); nothing ran yet.
+const MetaPending = "talon/pending"

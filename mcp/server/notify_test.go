@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -166,6 +168,63 @@ func TestNotifierReachesTheSession(t *testing.T) {
 			}
 			if string(first.Level) != want {
 				t.Fatalf("first notification level %s, want %s", first.Level, want)
+			}
+		})
+	}
+}
+
+// TestPendingWithoutWaiting: with [approvals] wait = false a call that
+// needs approval returns at once, pending, with its id; once a person
+// decides, it runs (or not), and the outcome reaches the session as a
+// notification and its history.
+func TestPendingWithoutWaiting(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		answer  approval.Answer
+		outcome string
+	}{
+		{name: "approved", answer: approval.Yes, outcome: "success"},
+		{name: "denied", answer: approval.No, outcome: "denied"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, fixtureOptions{queue: true, config: "[approvals]\nwait = false\n"})
+			n, opts := newNotes()
+			cs := f.connect(t, opts)
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "file_write", Arguments: map[string]any{"path": "later.txt", "content": "x"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := res.Meta[MetaPending].(string)
+			if !res.IsError || id == "" || !strings.Contains(text(t, res), "approval pending (id "+id+")") {
+				t.Fatalf("result = %+v %q", res, text(t, res))
+			}
+			if _, err := os.Stat(filepath.Join(f.ws, "later.txt")); err == nil {
+				t.Fatal("the call ran before it was approved")
+			}
+			p := waitPending(t, f.queue, 1)[0]
+			if p.ID != id {
+				t.Fatalf("pending %s, result says %s", p.ID, id)
+			}
+			if err := f.queue.Decide(id, tt.answer); err != nil {
+				t.Fatal(err)
+			}
+			l := n.log(t, "talon.approvals")
+			d := l.Data.(map[string]any)
+			if d["approval_id"] != id || d["outcome"] != tt.outcome || d["tool"] != "file_write" {
+				t.Fatalf("notification = %+v", d)
+			}
+			_, statErr := os.Stat(filepath.Join(f.ws, "later.txt"))
+			if ran := statErr == nil; ran != (tt.answer == approval.Yes) {
+				t.Fatalf("ran = %v after %s", ran, tt.answer)
+			}
+			var outcomes []string
+			for _, s := range f.rt.History().Sessions() {
+				for _, r := range f.rt.History().History(s.Session, 10) {
+					outcomes = append(outcomes, r.Outcome)
+				}
+			}
+			if strings.Join(outcomes, ",") != "pending,"+tt.outcome {
+				t.Fatalf("history outcomes = %v", outcomes)
 			}
 		})
 	}
