@@ -52,6 +52,8 @@ const (
 const (
 	srcBudget = "ARCHITECTURE.md, Performance budget"
 	srcIssue7 = "issue 7 (WASM plugins)"
+	// srcIssue17 is the shell's background work and terminals.
+	srcIssue17 = "issue 17 (the shell's workdir, background and pty)"
 )
 
 func bref(pkg, name string) benchKey { return benchKey{Pkg: pkg, Name: name} }
@@ -144,6 +146,14 @@ var benchRows = []benchRow{
 		Num: bref("plugins/manifest", "BenchmarkParse/talon"), Base: bref("plugins/manifest", "BenchmarkParse/raw")},
 	{Title: "plugin manifest signature check against a bare Ed25519 verify", Kind: benchRatio,
 		Num: bref("plugins/manifest", "BenchmarkVerify/talon"), Base: bref("plugins/manifest", "BenchmarkVerify/raw")},
+
+	// The shell in the background and on a terminal.
+	{Title: "shell line on a terminal (pty) against the same line without one, interleaved", Kind: benchReported,
+		Num: bref("adapters/shell", "BenchmarkPTY/ratio"), Unit: "pty/plain", Max: 1.3, Source: srcIssue17},
+	{Title: "shell line with yield_ms that ends in time against the foreground, interleaved", Kind: benchReported,
+		Num: bref("adapters/shell", "BenchmarkYield/ratio"), Unit: "yield/foreground"},
+	{Title: "one poll of a yielded line with nothing new", Kind: benchAbsolute,
+		Num: bref("adapters/shell", "BenchmarkYield/poll")},
 
 	// Subprocess plugins.
 	{Title: "subprocess plugin call against a bare go-plugin gRPC round trip", Kind: benchRatio,
