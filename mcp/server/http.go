@@ -264,7 +264,7 @@ func (h *httpTransport) sweepLocked() {
 
 func (h *httpTransport) dropLocked(hs *httpSession) {
 	delete(h.sessions, hs.id)
-	go h.s.removeSession(hs.session)
+	h.s.removeSession(hs.session)
 }
 
 func (h *httpTransport) get(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -177,4 +178,102 @@ func TestOriginAllowed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The streamable HTTP transport's answers to what a client sends outside
+// the happy path.
+func TestHTTPTransportStatuses(t *testing.T) {
+	f := newFixture(t, fixtureOptions{})
+	hs := httptest.NewServer(f.srv.HTTPHandler(HTTPOptions{}))
+	defer hs.Close()
+	url := hs.URL + DefaultPath
+	do := func(method, session, version, accept, body string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if method == http.MethodPost {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		if accept == "" {
+			accept = "application/json, text/event-stream"
+		}
+		req.Header.Set("Accept", accept)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		if version != "" {
+			req.Header.Set("Mcp-Protocol-Version", version)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = resp.Body.Close() })
+		return resp
+	}
+	init := do(http.MethodPost, "", "", "", initBody)
+	sid := init.Header.Get("Mcp-Session-Id")
+	if init.StatusCode != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d, session %q", init.StatusCode, sid)
+	}
+	other := do(http.MethodPost, "", "", "", initBody).Header.Get("Mcp-Session-Id")
+	ping := `{"jsonrpc":"2.0","id":7,"method":"ping"}`
+	tests := []struct {
+		name                           string
+		method, session, version, body string
+		accept                         string
+		want                           int
+		wantBody                       string // substring
+	}{
+		{name: "ping", method: http.MethodPost, session: sid, body: ping, want: http.StatusOK, wantBody: `"result":{}`},
+		{name: "no session", method: http.MethodPost, body: ping, want: http.StatusBadRequest, wantBody: "initialize"},
+		{name: "unknown session", method: http.MethodPost, session: "nope", body: ping, want: http.StatusNotFound},
+		{name: "discover", method: http.MethodPost, body: `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}}`, want: http.StatusOK, wantBody: "-32601"},
+		{name: "notification", method: http.MethodPost, session: sid, body: `{"jsonrpc":"2.0","method":"notifications/initialized"}`, want: http.StatusAccepted},
+		{name: "stray response", method: http.MethodPost, session: sid, body: `{"jsonrpc":"2.0","id":"x","result":{}}`, want: http.StatusAccepted},
+		{name: "batch", method: http.MethodPost, session: sid, body: `[` + ping + `]`, want: http.StatusBadRequest, wantBody: "-32600"},
+		{name: "not JSON", method: http.MethodPost, session: sid, body: `{`, want: http.StatusBadRequest, wantBody: "-32700"},
+		{name: "unsupported version", method: http.MethodPost, session: sid, version: "1999-01-01", body: ping, want: http.StatusBadRequest},
+		{name: "supported version", method: http.MethodPost, session: sid, version: "2025-06-18", body: ping, want: http.StatusOK},
+		{name: "no JSON accepted", method: http.MethodPost, session: sid, accept: "text/event-stream", body: ping, want: http.StatusBadRequest},
+		{name: "GET without a session", method: http.MethodGet, accept: "text/event-stream", want: http.StatusBadRequest},
+		{name: "GET without event streams", method: http.MethodGet, session: sid, accept: "application/json", want: http.StatusBadRequest},
+		{name: "PUT", method: http.MethodPut, session: sid, want: http.StatusMethodNotAllowed},
+		{name: "DELETE", method: http.MethodDelete, session: other, want: http.StatusNoContent},
+		{name: "after DELETE", method: http.MethodPost, session: other, body: ping, want: http.StatusNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := do(tt.method, tt.session, tt.version, tt.accept, tt.body)
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
+			}
+			if tt.wantBody != "" {
+				b, _ := io.ReadAll(resp.Body)
+				if !strings.Contains(string(b), tt.wantBody) {
+					t.Fatalf("body %s lacks %s", b, tt.wantBody)
+				}
+			}
+		})
+	}
+	// One standalone stream per session.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK || stream.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("stream: %d %s", stream.StatusCode, stream.Header.Get("Content-Type"))
+	}
+	if resp := do(http.MethodGet, sid, "", "text/event-stream", ""); resp.StatusCode != http.StatusConflict {
+		t.Fatalf("a second stream: %d, want 409", resp.StatusCode)
+	}
+	cancel()
 }
