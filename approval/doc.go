@@ -9,4 +9,10 @@
 //
 //	a := approval.Terminal{In: os.Stdin, Out: os.Stderr}
 //	ans, err := a.Approve(ctx, req)
+//
+// A [Permanent] answer is kept as a [SavedRule] in [Rules], the
+// approvals file in talon's configuration directory ([DefaultRulesPath]):
+// an exact plan that a later call matches without asking, never for a
+// command that runs inline code. A [Deferrer] ([Queue] is one) parks a
+// request without its caller waiting, for [approvals] wait = false.
 package approval

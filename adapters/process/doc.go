@@ -1,7 +1,9 @@
-// Package process provides the process tool: long shell command lines run
-// in the background, scoped to the caller's session.
+// Package process provides the process tool: the background processes of
+// the caller's session, started here or by the shell tool with
+// background, yield_ms or pty.
 //
-//	t, err := process.New(process.Options{Workspace: dir, AllowedCommands: []string{"make"}})
+//	m := shell.NewManager(shell.ManagerOptions{})
+//	t, err := process.New(process.Options{Shell: shell.Options{Workspace: dir, Jobs: m, AllowedCommands: []string{"make"}}})
 //	if err != nil {
 //		return err
 //	}
@@ -10,25 +12,25 @@
 //
 // # Actions
 //
-// start takes a command line and analyses it exactly as the shell tool
-// does (package shell's assessment, so the same tier, reasons, plan and
-// allowlist verdict); it runs the analysed plan without a shell, every
-// command in a process group of its own, and returns an id. list shows
-// the session's processes. poll waits up to 30 s for new output or exit
-// and returns what was written since the previous poll. log reads a
-// window of one stream by absolute byte offset, or its newest bytes.
-// write sends text to standard input (eof closes it). kill ends every
-// process group of the line.
+// start is the shell tool with background (the same assessment: tier,
+// reasons, plan, allowlist verdict, rule; the same workdir, env,
+// timeout_seconds and pty), and returns an id. list shows the session's
+// processes. poll waits up to 30 s for new output or exit and returns
+// what was written since the previous poll. log reads a window of one
+// stream by absolute byte offset, or its newest bytes. write sends text
+// to standard input (eof closes it, or types C-d on a terminal).
+// send_keys types named keys (Enter, Up, C-c, ...), paste pastes text
+// (bracketed on a terminal). kill ends every process group of the line.
 //
-// start is assessed like the shell; list, poll and log are low; write
-// and kill are medium.
+// start is assessed like the shell; list, poll and log are low; write,
+// send_keys, paste and kill are medium.
 //
 // # Limits
 //
-// Each stream keeps its newest [DefaultMaxOutputBytes] (1 MiB); older
-// bytes are dropped and reads that reach them get a marker saying how
-// many. A session runs at most [DefaultMaxLive] processes at once. A
-// finished process is kept for [DefaultTTL] (10 minutes), then forgotten.
+// Each stream keeps its newest 1 MiB; older bytes are dropped and reads
+// that reach them get a marker saying how many. A session runs at most
+// 16 processes at once. A finished process is kept for 10 minutes, then
+// forgotten.
 //
 // # Sessions and lifetime
 //

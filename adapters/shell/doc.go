@@ -16,9 +16,40 @@
 //
 // # Arguments
 //
-// command (required, at most 16 KiB) and timeout_seconds (0 to 3600,
-// default [Options.DefaultTimeout], 60 s unless configured; 0 means no
-// timeout and is accepted only with [Options.AllowNoTimeout]).
+// command (required, at most 16 KiB); workdir, the directory the line
+// runs in, resolved through the workspace's confinement like the file
+// tools' paths (default the workspace); env, variables for every command
+// of the line, inert ones only ([shellparse.Analyzer.RefuseVar]), shown
+// in the plan as leading assignments; timeout_seconds (0 to 3600,
+// default [Options.DefaultTimeout] in the foreground and none in the
+// background; 0 means no timeout and is accepted only with
+// [Options.AllowNoTimeout]); background, which returns a process id at
+// once; yield_ms (0 to [MaxYieldMs]), which waits that long and then
+// leaves the line running in the background; pty, which runs the one
+// command of the line on a terminal of [TerminalRows] by [TerminalCols].
+//
+// # Background processes
+//
+// A line started with background, yield_ms or pty is a [Job] of the
+// caller's session in a [Manager] (the process-wide [SharedManager] for
+// the registered tool, which the process tool shares): poll, log, write,
+// send_keys (named keys, [KeyNames]), paste and kill act on it, and when
+// a line handed back as a process ends, the caller's [tool.Notifier]
+// hears of it (unless [Options.NoExitNotice]). On a terminal the command
+// leads a session of its own whose controlling terminal it is, so the
+// terminal's Ctrl-C reaches it as SIGINT, and its output reaches the
+// model without control sequences.
+//
+// # Profiles
+//
+// [Shell.ForProfile] applies a profile's allowed_commands,
+// shell_env_passthrough, forbidden_paths and, with [Options.Config], its
+// shell table: mode (deny, allowlist, ask, full), allow, ask and deny
+// rules by command pattern ([shellparse.Rule]), safe_bins and their
+// profiles ([SafeBinsFrom]), safe_bin_trusted_dirs, path_prepend and
+// allow_no_timeout. The assessment reports the rule that decides a call
+// ([tool.Assessment.Rule]); package risk turns mode and rule into the
+// decision.
 //
 // # Running
 //

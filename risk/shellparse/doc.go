@@ -175,5 +175,19 @@
 // even when allowed_commands does not list them, so `git log | head -5`
 // passes with allowed_commands = ["git"]. Any path or glob argument
 // disqualifies them (a glob that matched becomes file operands) and the
-// normal rules apply.
+// normal rules apply. A safe bin must be found through PATH directly in
+// one of [Options.SafeBinTrustedDirs] (/bin and /usr/bin by default);
+// found elsewhere it is judged like any other command. Shells,
+// interpreters and the commands that run programs are never safe bins.
+//
+// # Rules and inline code
+//
+// [Rule] is an operator's allow, ask or deny pattern over one command:
+// the program, then a pattern per argument ("git push **"). [Rules]
+// returns the strongest rule matching a command; the shell tool turns it
+// into the call's assessment. [InlineEval] says whether a command runs
+// code written in its own arguments (python -c, sh -c, awk, find -exec,
+// xargs, git -c, ...), which an approval never saves as a rule.
+// [Command.OffList] marks a command refused only by the allowlist, which
+// a profile may ask about instead of denying.
 package shellparse
