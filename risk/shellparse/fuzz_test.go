@@ -153,3 +153,24 @@ func gitUnderstood(argv []string) error {
 	}
 	return nil
 }
+
+// FuzzRule compiles operator patterns and matches them against a command:
+// neither panics, and a pattern that compiles matches the command its own
+// words make when they hold no pattern characters.
+func FuzzRule(f *testing.F) {
+	for _, s := range []string{"git push **", "make test", "/usr/bin/* -x ?", `a \*`, "** x", "", "./x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, pat string) {
+		r, err := ParseRule(RuleAllow, pat)
+		if err != nil {
+			return
+		}
+		words := strings.Fields(pat)
+		c := Command{Argv: words, Binary: "/usr/bin/" + words[0]}
+		got := r.Match(c)
+		if !strings.ContainsAny(pat, `*?\/`) && !got {
+			t.Fatalf("%q does not match its own words", pat)
+		}
+	})
+}
