@@ -25,7 +25,8 @@ func (s *Shell) runJob(ctx context.Context, a args, prog *shellparse.Program, pl
 		timeout = a.Timeout
 	}
 	j, err := s.jobs.start(jobSpec{
-		session: c.SessionID, line: plan.Summary, workdir: a.workdir, prog: prog, timeout: timeout, pty: a.PTY, notify: notify,
+		session: c.SessionID, line: plan.Summary, workdir: a.workdir, prog: prog, timeout: timeout, pty: a.PTY,
+		detached: a.Background, notify: notify,
 		run: runner{dir: a.dir, env: s.childEnv, spawn: s.spawn},
 	})
 	if err != nil {
@@ -33,7 +34,7 @@ func (s *Shell) runJob(ctx context.Context, a args, prog *shellparse.Program, pl
 	}
 	s.opts.Logger.Info().Str("process", j.id).Bool("pty", a.PTY).Bool("background", a.Background).
 		Int("commands", len(plan.Commands)).Msg("shell line started as a process")
-	if a.Background && j.detach() {
+	if a.Background {
 		return started(j), nil
 	}
 	var yield <-chan time.Time

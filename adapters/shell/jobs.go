@@ -109,6 +109,9 @@ type jobSpec struct {
 	// timeout ends the whole line; zero means none.
 	timeout time.Duration
 	pty     bool
+	// detached hands the process to the caller from the start
+	// (background): its end is notified however soon it comes.
+	detached bool
 	// notify is told when the process ends, once it was handed to the
 	// caller as a background process.
 	notify tool.Notifier
@@ -137,7 +140,7 @@ func (m *Manager) start(spec jobSpec) (*Job, error) {
 	m.seq++
 	j := &Job{
 		id: "p" + strconv.Itoa(m.seq), seq: m.seq, session: spec.session, line: spec.line, workdir: spec.workdir, started: m.opts.Now(),
-		pty: spec.pty, notify: spec.notify, changed: make(chan struct{}), done: make(chan struct{}),
+		pty: spec.pty, detached: spec.detached, notify: spec.notify, changed: make(chan struct{}), done: make(chan struct{}),
 	}
 	j.stdout = newRing(m.opts.MaxOutputBytes, j.signal)
 	j.stderr = newRing(m.opts.MaxOutputBytes, j.signal)

@@ -591,3 +591,22 @@ func TestRingMatchesNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundThatEndsAtOnce: a background line is handed back as a
+// process, and its end notified, however soon it ends.
+func TestBackgroundThatEndsAtOnce(t *testing.T) {
+	proctest.NeedBins(t, "true")
+	s := newShell(t, Options{})
+	t.Cleanup(func() { _ = s.Jobs().Close() })
+	for range 20 {
+		ctx, n := inSession("s1")
+		res, err := s.Execute(ctx, callArgs(t, map[string]any{"command": "true", "background": true}))
+		if err != nil || !res.Success || !strings.HasPrefix(res.Output.Text, "started p") {
+			t.Fatalf("Execute = %+v, %v", res, err)
+		}
+		j := jobOf(t, s, "s1", res)
+		if no := n.next(t); no.Data["process"] != j.ID() {
+			t.Fatalf("notice = %+v", no)
+		}
+	}
+}
