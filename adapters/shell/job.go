@@ -485,7 +485,7 @@ func (j *Job) Write(text string, eof bool) error {
 	return nil
 }
 
-// Output returns what the line wrote since the previous poll, up to
+// output returns what the line wrote since the previous poll, up to
 // limit bytes per stream, and moves the poll cursors past it; dropped
 // counts bytes no longer kept.
 func (j *Job) output(limit int) (out, errb []byte, dropOut, dropErr int64, more bool) {
