@@ -175,6 +175,15 @@ func TestApprovalsRefusedFromToolProcesses(t *testing.T) {
 	}
 	s := newSandbox(t, "")
 	env := s.env()
+	// detach.sh leaves the tool's session, group and tree (setsid -f, a
+	// double fork) and returns only once the detached process has its own
+	// session, so the tool's group kill cannot reach it.
+	detachScript := filepath.Join(t.TempDir(), "detach.sh")
+	if err := os.WriteFile(detachScript, []byte(`setsid -f /bin/sh -c 'touch "$3.ready"; `+testMainEnv+`=talon "$1" approvals approve "$2" > "$3" 2>&1; echo "exit $?" >> "$3"' sh "$1" "$2" "$3"
+while [ ! -e "$3.ready" ]; do sleep 0.01; done
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s.userConfig(t, fmt.Sprintf(`[sandbox]
 mode = "off"
 
@@ -187,12 +196,12 @@ env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
 
 [tools.commands.approve_detached]
 description = "Answer a pending approval from a process that left the tool's tree"
-command = ["setsid", "-f", "/bin/sh", "-c", '%s=talon "$0" approvals approve "$1" > "$2" 2>&1; echo "exit $?" >> "$2"', %q, "{{ input.id }}", %q]
+command = ["/bin/sh", %q, %q, "{{ input.id }}", %q]
 parameters = { type = "object", properties = { id = { type = "string" } }, required = ["id"] }
 tier = "low"
 env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
 `, testMainEnv, exe, env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"],
-		testMainEnv, exe, filepath.Join(s.ws, "detached.out"), env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"]))
+		detachScript, exe, filepath.Join(s.ws, "detached.out"), env["HOME"], env["XDG_CONFIG_HOME"], env["XDG_DATA_HOME"], env["PATH"]))
 	p := startHTTP(t, s, "talon", "serve", "--listen", "127.0.0.1:0")
 	cs := connectHTTP(t, p.url, nil, nil)
 	done := make(chan *sdk.CallToolResult, 1)
@@ -221,9 +230,9 @@ env = { HOME = %q, XDG_CONFIG_HOME = %q, XDG_DATA_HOME = %q, PATH = %q }
 	if _, err := os.Stat(filepath.Join(s.ws, "agent.txt")); err == nil {
 		t.Fatal("the tool process approved its own call")
 	}
-	// setsid -f leaves the tool's session, group and tree (a double fork):
-	// talon, a child subreaper even with the sandbox off, adopts the
-	// orphan, which stays its descendant.
+	// A process that left the tool's session, group and tree: talon, a
+	// child subreaper even with the sandbox off, adopts the orphan, which
+	// stays its descendant.
 	if res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "tool__approve_detached", Arguments: map[string]any{"id": id}}); err != nil || res.IsError {
 		t.Fatalf("tool__approve_detached: %v %s", err, callText(t, res))
 	}
