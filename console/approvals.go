@@ -29,7 +29,7 @@ type card struct {
 func (c *Console) card(v *view, p approval.Pending, refused string) card {
 	req := p.Request
 	k := card{P: p, Summary: summary(req), Refused: refused, V: v,
-		Always: !req.AlwaysAsk, Permanently: c.opts.Rules != nil && !req.AlwaysAsk}
+		Always: !req.AlwaysAsk, Permanently: req.Saveable && !req.AlwaysAsk}
 	if req.SessionID != "" {
 		k.Recent = c.rt.History().History(req.SessionID, recentCalls)
 		for i, j := 0, len(k.Recent)-1; i < j; i, j = i+1, j-1 {
@@ -140,16 +140,12 @@ func (c *Console) answer(w http.ResponseWriter, r *http.Request, v *view) {
 		}
 		ans = approval.Always
 	case "permanently":
-		if c.opts.Rules == nil || p.Request.AlwaysAsk {
+		// The runtime keeps the rule, as for every other Permanent answer.
+		if !p.Request.Saveable || p.Request.AlwaysAsk {
 			c.fail(w, r, v, http.StatusBadRequest, v.T("error-permanently"))
 			return
 		}
-		if err := c.opts.Rules.Remember(*p); err != nil {
-			c.log.Error().Err(err).Str("approval", id).Msg("console could not keep a permanent rule")
-			c.fail(w, r, v, http.StatusInternalServerError, v.T("error-rule", "error", err.Error()))
-			return
-		}
-		ans = approval.Yes
+		ans = approval.Permanent
 	default:
 		c.fail(w, r, v, http.StatusBadRequest, v.T("error-answer", "answer", clip(form)))
 		return

@@ -65,9 +65,6 @@ type Options struct {
 	// While it gives a reason and no token is set, the console shows
 	// approvals but does not take answers. nil means tools could connect.
 	Reach func(port int) string
-	// Rules keeps answers beyond the session ("Permanently"); nil hides
-	// that answer.
-	Rules Rules
 	// Plugins reports the installed plugins; nil shows none.
 	Plugins func() ([]*plugins.Report, error)
 	// SandboxCheck runs `talon sandbox check`; nil leaves the Sandbox page
@@ -77,15 +74,6 @@ type Options struct {
 	Logger zerolog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-}
-
-// Rules keeps answers beyond the session. Persistent rules do not exist
-// in talon yet; an implementation plugs in here, and the console offers
-// "Permanently" only when one is given.
-type Rules interface {
-	// Remember allows the call of p (the same tool and plan) from now on,
-	// in every session.
-	Remember(p approval.Pending) error
 }
 
 // Console is the handler of the console's pages. It is safe for

@@ -41,8 +41,10 @@ always_ask = ["file_write"]
 type fixtureOptions struct {
 	token string
 	// reach is what Options.Reach says; "" means tools cannot connect.
-	reach        string
-	rules        Rules
+	reach string
+	// rules is the saved-rules file; "" means none, so nothing can be
+	// kept for good.
+	rules        string
 	noReceipts   bool
 	sandboxCheck bool
 	check        func(context.Context) (sandbox.Report, error)
@@ -91,8 +93,12 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 	}
 	// Calls wait in the queue as they do under talon serve: MCP clients
 	// without elicitation, and Go callers, are parked there.
+	var rules *approval.Rules
+	if o.rules != "" {
+		rules = approval.OpenRules(o.rules, func(err error) { t.Error(err) })
+	}
 	f.rt, err = runtime.New(runtime.Options{Config: cfg, Workspace: f.ws, DataDir: data,
-		Approver: &mcpserver.Approver{Queue: f.q}, Receipts: rec})
+		Approver: &mcpserver.Approver{Queue: f.q}, Receipts: rec, Rules: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +110,6 @@ func newFixture(t *testing.T, o fixtureOptions) *fixture {
 		Runtime: f.rt, Queue: f.q, ReceiptsDir: f.dir,
 		Access: mcpserver.NewAccess(mcpserver.HTTPOptions{Token: o.token}),
 		Reach:  func(int) string { return o.reach },
-		Rules:  o.rules,
 	}
 	if o.sandboxCheck {
 		opts.SandboxCheck = fakeCheck

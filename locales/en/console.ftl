@@ -277,7 +277,6 @@ console-error-approval-withdrawn = { $tool } ({ $id }) is no longer waiting: it 
 console-error-answers-off = This console takes no answers: { $reason }. Set a token and restart talon serve, or answer with talon approvals in a terminal.
 console-error-always-ask = { $tool } is in always_ask: a person decides every call, so "always" is not an answer for it.
 console-error-permanently = Permanent answers are not available in this talon.
-console-error-rule = The permanent rule could not be kept: { $error }
 console-error-answer = "{ $answer }" is not an answer; use the page's buttons.
 console-error-stream = This server cannot stream events to the page.
 console-error-pattern-long = The { $field } pattern is longer than { $max } characters.

@@ -277,7 +277,6 @@ console-error-approval-withdrawn = { $tool }({ $id })はもう待機していま
 console-error-answers-off = このコンソールでは回答を受け付けません: { $reason }。トークンを設定して talon serve を再起動するか、ターミナルで talon approvals を使って回答してください。
 console-error-always-ask = { $tool } は always_ask に含まれています。毎回人が判断するため、「常に許可」では回答できません。
 console-error-permanently = この talon では恒久的な許可は使えません。
-console-error-rule = 恒久的な許可を保存できませんでした: { $error }
 console-error-answer = 「{ $answer }」は回答として使えません。ページのボタンを使ってください。
 console-error-stream = このサーバーはページへイベントを配信できません。
 console-error-pattern-long = { $field } のパターンが { $max } 文字を超えています。
