@@ -92,6 +92,13 @@ type Store struct {
 	toSync chan *batch
 	wg     sync.WaitGroup
 
+	// wmu is held by whoever writes: the writer goroutine, or a caller
+	// that finds the store idle and writes and syncs its own receipt
+	// (see [Store.issueInline]). syncing counts the batches handed to
+	// the syncer and not yet acknowledged.
+	wmu     sync.Mutex
+	syncing atomic.Int64
+
 	failMu  sync.Mutex
 	failErr error
 
@@ -108,7 +115,7 @@ type Store struct {
 	syncs atomic.Int64 // fsyncs of segments, for tests and benchmarks
 }
 
-// writerState is what the writer goroutine alone reads and writes.
+// writerState is what the writer reads and writes, under wmu.
 type writerState struct {
 	seq     uint64 // seq of the last record
 	prev    string // hash of the last record
@@ -121,6 +128,7 @@ type writerState struct {
 	rot     *pendingRotation
 	buf     []byte
 	scratch []byte
+	out     []*batch // written, to be synced
 }
 
 // pendingRotation is a key change the next record carries.
@@ -433,8 +441,10 @@ func (s *Store) Issue(ctx context.Context, e Entry) (*Receipt, error) {
 		return nil, err
 	}
 	req := &request{rec: rec, done: make(chan error, 1)}
-	if err := s.send(ctx, req); err != nil {
-		return nil, err
+	if !s.issueInline(req) {
+		if err := s.send(ctx, req); err != nil {
+			return nil, err
+		}
 	}
 	select {
 	case err := <-req.done:
@@ -446,6 +456,29 @@ func (s *Store) Issue(ctx context.Context, e Entry) (*Receipt, error) {
 	case <-ctx.Done():
 		return nil, fmt.Errorf("issue receipt for %s: %w (the receipt may still be written)", e.Attribution, ctx.Err())
 	}
+}
+
+// issueInline writes and syncs req on the caller's goroutine when the
+// store is idle (nothing queued, nothing waiting for an fsync), sparing
+// the hand-offs to the writer and the syncer that a lone caller would
+// otherwise wait through. It reports false, having done nothing, when
+// the store is busy: req then goes through the queue, where concurrent
+// receipts share a write and an fsync. The outcome is in req.done.
+func (s *Store) issueInline(req *request) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed || len(s.reqs) > 0 || s.syncing.Load() > 0 || !s.wmu.TryLock() {
+		return false
+	}
+	defer s.wmu.Unlock()
+	if len(s.reqs) > 0 || s.syncing.Load() > 0 {
+		return false
+	}
+	s.writeBatch([]*request{req})
+	out := s.w.out
+	s.w.out = nil
+	s.syncGroup(out)
+	return true
 }
 
 func (s *Store) send(ctx context.Context, req *request) error {
@@ -705,11 +738,26 @@ func (s *Store) writeLoop() {
 				break drain
 			}
 		}
+		s.wmu.Lock()
 		s.writeBatch(reqs)
+		s.handOver()
 	}
+	s.wmu.Lock()
 	if s.w.file != nil {
-		s.toSync <- &batch{file: s.w.file, closeFile: true}
+		s.w.out = append(s.w.out, &batch{file: s.w.file, closeFile: true})
 		s.w.file = nil
+	}
+	s.handOver()
+}
+
+// handOver passes what the writer wrote to the syncer and releases wmu.
+func (s *Store) handOver() {
+	out := s.w.out
+	s.w.out = nil
+	s.syncing.Add(int64(len(out)))
+	s.wmu.Unlock()
+	for _, b := range out {
+		s.toSync <- b
 	}
 }
 
@@ -746,7 +794,8 @@ func (s *Store) writeBatch(reqs []*request) {
 	s.flush(cur, after, false)
 }
 
-// flush writes the buffered records and hands them to the syncer.
+// flush writes the buffered records and queues them, in w.out, for an
+// fsync.
 func (s *Store) flush(reqs []*request, after func(), closeFile bool) {
 	w := &s.w
 	if w.file == nil {
@@ -763,7 +812,7 @@ func (s *Store) flush(reqs []*request, after func(), closeFile bool) {
 	if len(reqs) == 0 && after == nil && !closeFile {
 		return
 	}
-	s.toSync <- &batch{file: w.file, reqs: reqs, closeFile: closeFile, afterSync: after}
+	w.out = append(w.out, &batch{file: w.file, reqs: reqs, closeFile: closeFile, afterSync: after})
 	if closeFile {
 		w.file = nil
 	}
@@ -840,30 +889,37 @@ func (s *Store) syncLoop() {
 				break drain
 			}
 		}
-		var synced *os.File
-		for _, g := range group {
-			if g.file != synced && s.failure() == nil {
-				s.syncs.Add(1)
-				if err := g.file.Sync(); err != nil {
-					s.fail(fmt.Errorf("fsync %s: %w", filepath.Base(g.file.Name()), err))
-				}
-				synced = g.file
+		s.syncGroup(group)
+		s.syncing.Add(-int64(len(group)))
+	}
+}
+
+// syncGroup fsyncs each file of group once, finishes what waited for
+// durability and wakes the callers of its receipts.
+func (s *Store) syncGroup(group []*batch) {
+	var synced *os.File
+	for _, g := range group {
+		if g.file != synced && s.failure() == nil {
+			s.syncs.Add(1)
+			if err := g.file.Sync(); err != nil {
+				s.fail(fmt.Errorf("fsync %s: %w", filepath.Base(g.file.Name()), err))
 			}
+			synced = g.file
 		}
-		err := s.failure()
-		for _, g := range group {
-			// Work that waits for durability (finishing a rotation) is
-			// done before the receipts' callers learn they are durable.
-			if err == nil && g.afterSync != nil {
-				g.afterSync()
-			}
-			for _, r := range g.reqs {
-				r.done <- err
-			}
-			if g.closeFile {
-				if cerr := g.file.Close(); cerr != nil && err == nil {
-					s.log.Warn().Err(cerr).Msg("receipts: closing a segment failed")
-				}
+	}
+	err := s.failure()
+	for _, g := range group {
+		// Work that waits for durability (finishing a rotation) is
+		// done before the receipts' callers learn they are durable.
+		if err == nil && g.afterSync != nil {
+			g.afterSync()
+		}
+		for _, r := range g.reqs {
+			r.done <- err
+		}
+		if g.closeFile {
+			if cerr := g.file.Close(); cerr != nil && err == nil {
+				s.log.Warn().Err(cerr).Msg("receipts: closing a segment failed")
 			}
 		}
 	}
