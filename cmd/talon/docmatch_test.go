@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -144,6 +145,55 @@ func TestMatchDocOutput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := matchDocOutput(tt.want, tt.got); got != tt.ok {
 				t.Errorf("matchDocOutput(%q, %q) = %v, want %v", tt.want, tt.got, got, tt.ok)
+			}
+		})
+	}
+}
+
+func TestParseDocCmd(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		args []string
+		vars []string
+		exit int
+		bad  bool
+	}{
+		{name: "talon", text: `talon tools call calculator '{"expression":"1+1"}'`, args: []string{"talon", "tools", "call", "calculator", `{"expression":"1+1"}`}},
+		{name: "exit annotation", text: "talon nosuch # exit 2", args: []string{"talon", "nosuch"}, exit: 2},
+		{name: "comment", text: "talon plugins list   # what is installed", args: []string{"talon", "plugins", "list"}},
+		{name: "tilde", text: "talon plugins keygen ~/k.key", args: []string{"talon", "plugins", "keygen", docTilde + "/k.key"}},
+		{name: "single quotes keep $", text: `talon config set x '["$HOME/.aws"]'`, args: []string{"talon", "config", "set", "x", `["$HOME/.aws"]`}},
+		{name: "cd", text: "cd hello", args: []string{"cd", "hello"}},
+		{name: "go build with GOOS", text: "GOOS=wasip1 GOARCH=wasm go build -o x.wasm .", args: []string{"go", "build", "-o", "x.wasm", "."}, vars: []string{"GOOS=wasip1", "GOARCH=wasm"}},
+		{name: "go test", text: "go test ./...", args: []string{"go", "test", "./..."}},
+		{name: "make", text: "make test", args: []string{"make", "test"}},
+		{name: "go run refused", text: "go run .", bad: true},
+		{name: "go without a command refused", text: "go", bad: true},
+		{name: "another program refused", text: "rm -rf hello", bad: true},
+		{name: "a shell refused", text: "sh -c 'make'", bad: true},
+		{name: "another variable refused", text: "GOFLAGS=-x go build .", bad: true},
+		{name: "a variable for talon refused", text: "TALON_CONFIG=x talon config path", bad: true},
+		{name: "an expansion refused", text: "talon plugins sign $DIR", bad: true},
+		{name: "a pipe refused", text: "talon tools list | grep x", bad: true},
+		{name: "two commands refused", text: "cd hello && make", bad: true},
+		{name: "a redirection refused", text: "talon receipts export > out.jsonl", bad: true},
+		{name: "nothing refused", text: "GOOS=wasip1", bad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseDocCmd(tt.text)
+			if tt.bad {
+				if err == nil {
+					t.Fatalf("parseDocCmd(%q) = %q, want an error", tt.text, c.args)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.args, tt.args) || !slices.Equal(c.vars, tt.vars) || c.wantExit != tt.exit {
+				t.Errorf("parseDocCmd(%q) = args %q, vars %q, exit %d; want %q, %q, %d", tt.text, c.args, c.vars, c.wantExit, tt.args, tt.vars, tt.exit)
 			}
 		})
 	}

@@ -240,7 +240,7 @@ func (r *docRun) run(t *testing.T, c docCmd) bool {
 			Getenv: func(k string) string { return r.env[k] }})
 	default:
 		var err error
-		code, err = r.exec(t, c, &out)
+		code, err = r.exec(c, &out)
 		if err != nil {
 			t.Errorf("%s: %v", where, err)
 			return false
@@ -268,23 +268,11 @@ func (r *docRun) inside(path string) bool {
 }
 
 // exec runs a program of docPrograms in the current directory.
-func (r *docRun) exec(t *testing.T, c docCmd, out *bytes.Buffer) (int, error) {
-	check, ok := docPrograms[c.args[0]]
-	if !ok {
-		return 0, fmt.Errorf("%s is not a program a document may run (docPrograms)", c.args[0])
-	}
-	if err := check(c.args[1:]); err != nil {
-		return 0, err
-	}
+// (parseDocCmd checked the program, its arguments and variables.)
+func (r *docRun) exec(c docCmd, out *bytes.Buffer) (int, error) {
 	for _, a := range c.args[1:] {
 		if filepath.IsAbs(a) && !r.inside(a) {
 			return 0, fmt.Errorf("argument %s is outside the home directory", a)
-		}
-	}
-	for _, v := range c.vars {
-		name, _, _ := strings.Cut(v, "=")
-		if !slices.Contains(docVars, name) {
-			return 0, fmt.Errorf("%s may not be set (docVars)", name)
 		}
 	}
 	if r.execEnv == nil {
@@ -398,7 +386,12 @@ func parseDocBlocks(t *testing.T, path string) []docBlock {
 			blocks = append(blocks, *cur)
 			cur = nil
 		case cur != nil && strings.HasPrefix(line, "$ "):
-			cur.cmds = append(cur.cmds, parseDocCmd(t, path, ln, strings.TrimPrefix(line, "$ ")))
+			c, err := parseDocCmd(strings.TrimPrefix(line, "$ "))
+			if err != nil {
+				t.Fatalf("%s:%d: %v", path, ln, err)
+			}
+			c.line = ln
+			cur.cmds = append(cur.cmds, c)
 		case cur != nil && len(cur.cmds) > 0:
 			c := &cur.cmds[len(cur.cmds)-1]
 			c.want = append(c.want, line)
@@ -409,9 +402,14 @@ func parseDocBlocks(t *testing.T, path string) []docBlock {
 	return blocks
 }
 
-func parseDocCmd(t *testing.T, path string, ln int, text string) docCmd {
-	t.Helper()
-	c := docCmd{line: ln, text: text}
+// docAssignRE is a NAME=value word before a program.
+var docAssignRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+
+// parseDocCmd parses the text of a "$ " line: one command, talon, cd or a
+// program of docPrograms, with only the variables of docVars set before a
+// program, and no variable but ~.
+func parseDocCmd(text string) (docCmd, error) {
+	c := docCmd{text: text}
 	cmdline := text
 	if m := docExitRE.FindStringSubmatchIndex(cmdline); m != nil {
 		c.wantExit, _ = strconv.Atoi(cmdline[m[2]:m[3]])
@@ -430,20 +428,34 @@ func parseDocCmd(t *testing.T, path string, ln int, text string) docCmd {
 	})
 	switch {
 	case err != nil:
-		t.Fatalf("%s:%d: %q is not one command: %v", path, ln, cmdline, err)
+		return c, fmt.Errorf("%q is not one command: %w", cmdline, err)
 	case badVar != "":
-		t.Fatalf("%s:%d: %q uses a variable (%s); a console example may use only ~", path, ln, cmdline, badVar)
+		return c, fmt.Errorf("%q uses the variable %s; a console example may use only ~", cmdline, badVar)
 	}
-	for len(fields) > 0 && regexp.MustCompile(`^[A-Z_][A-Z0-9_]*=`).MatchString(fields[0]) {
+	for len(fields) > 0 && docAssignRE.MatchString(fields[0]) {
 		c.vars = append(c.vars, fields[0])
 		fields = fields[1:]
 	}
 	if len(fields) == 0 {
-		t.Fatalf("%s:%d: %q runs nothing", path, ln, cmdline)
-	}
-	if _, ok := docPrograms[fields[0]]; !ok && fields[0] != "talon" && fields[0] != "cd" {
-		t.Fatalf("%s:%d: console examples run talon, cd or a program of docPrograms, not %q", path, ln, fields[0])
+		return c, fmt.Errorf("%q runs nothing", cmdline)
 	}
 	c.args = fields
-	return c
+	switch check, ok := docPrograms[fields[0]]; {
+	case fields[0] == "talon" || fields[0] == "cd":
+		if len(c.vars) > 0 {
+			return c, fmt.Errorf("%q sets a variable for %s; only programs of docPrograms take docVars", cmdline, fields[0])
+		}
+	case !ok:
+		return c, fmt.Errorf("console examples run talon, cd or a program of docPrograms, not %q", fields[0])
+	default:
+		if err := check(fields[1:]); err != nil {
+			return c, fmt.Errorf("%q: %w", cmdline, err)
+		}
+		for _, v := range c.vars {
+			if name, _, _ := strings.Cut(v, "="); !slices.Contains(docVars, name) {
+				return c, fmt.Errorf("%q sets %s, which is not in docVars", cmdline, name)
+			}
+		}
+	}
+	return c, nil
 }
