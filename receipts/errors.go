@@ -48,4 +48,8 @@ var (
 	// ErrInvalidCursor means a page cursor given to Recent is not one it
 	// wrote.
 	ErrInvalidCursor = errors.New("invalid receipts page cursor")
+	// ErrChainBroken means a chain does not continue from the record
+	// before: a [Follower] found a seq out of place or a prev that does
+	// not match.
+	ErrChainBroken = errors.New("receipt chain does not continue")
 )
