@@ -32,8 +32,9 @@ package main
 //     and {machine} for text that depends on the machine rather than the
 //     run, never to shorten a line.
 //
-// Blocks that can run nowhere but on a real machine are ```sh blocks, with
-// a comment saying why; they are not run.
+// Under -short, blocks that run go or make are skipped. Blocks
+// that can run nowhere but on a real machine are ```sh blocks, with a
+// comment saying why; they are not run.
 //
 // go test ./cmd/talon -run 'TestDocExamples/plugins.md' -v -docs.print
 // prints what each command of the chosen blocks printed, paths rewritten,
@@ -168,6 +169,9 @@ func newDocFixtures(t *testing.T) docFixtures {
 }
 
 func runDocBlock(t *testing.T, root string, fx docFixtures, b docBlock) {
+	if testing.Short() && slices.ContainsFunc(b.cmds, func(c docCmd) bool { return c.args[0] == "go" || c.args[0] == "make" }) {
+		t.Skip("builds with go or make; not under -short")
+	}
 	// The workspace is a project under HOME, as on an operator's machine:
 	// HOME itself would be refused.
 	home := t.TempDir()
