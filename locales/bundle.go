@@ -43,11 +43,16 @@ type Bundle struct {
 	log    zerolog.Logger
 	warned sync.Map // message id -> struct{}: missing-key warnings already logged
 
-	mu         sync.RWMutex
-	bundle     *i18n.Bundle
-	tags       []language.Tag // English first, then in load order
-	matcher    language.Matcher
+	mu      sync.RWMutex
+	bundle  *i18n.Bundle
+	tags    []language.Tag // English first, then in the order they became known
+	known   map[language.Tag]bool
+	matcher language.Matcher
+	// have holds the keys of each parsed language; a language of the
+	// embedded files that nobody asked for yet is known but not in have,
+	// and lazy names its directory.
 	have       map[language.Tag]map[string]bool
+	lazy       map[language.Tag]string
 	vars       map[string]map[string]struct{} // key -> variables used by any language's text
 	owner      map[string]string              // key -> source that defined it first
 	overlays   []layer
@@ -65,7 +70,10 @@ type fileEntry struct {
 	file string
 }
 
-// New loads the embedded message files and then opts.Overlays.
+// New loads the embedded message files and then opts.Overlays. Embedded
+// languages other than English are parsed the first time a [Localizer]
+// asks for them (or a regional variant of them): a process that speaks
+// English never pays for the others.
 //
 // # Errors
 //
@@ -74,14 +82,30 @@ func New(opts Options) (*Bundle, error) {
 	b := &Bundle{
 		log:        opts.Logger,
 		bundle:     i18n.NewBundle(language.English),
+		known:      map[language.Tag]bool{},
 		have:       map[language.Tag]map[string]bool{},
+		lazy:       map[language.Tag]string{},
 		vars:       map[string]map[string]struct{}{},
 		owner:      map[string]string{},
 		localizers: map[language.Tag]*i18n.Localizer{},
 	}
 	b.bundle.RegisterUnmarshalFunc("ftl", UnmarshalFTL)
 	b.addTag(language.English)
-	layers, err := collect(embedded)
+	dirs, err := LocaleDirs(embedded)
+	if err != nil {
+		return nil, fmt.Errorf("load embedded messages: %w", err)
+	}
+	var english []string
+	for _, dir := range dirs {
+		norm, _ := Normalize(dir)
+		if tag := language.Make(norm); tag == language.English {
+			english = append(english, dir)
+		} else if !b.known[tag] {
+			b.lazy[tag] = dir
+			b.listTag(tag)
+		}
+	}
+	layers, err := collectDirs(embedded, english)
 	if err != nil {
 		return nil, fmt.Errorf("load embedded messages: %w", err)
 	}
@@ -133,7 +157,8 @@ func (b *Bundle) AddFS(fsys fs.FS, source string) error {
 	return b.apply(b.overlays, "", true)
 }
 
-// Languages lists the loaded languages as BCP 47 tags, sorted.
+// Languages lists the languages the bundle renders as BCP 47 tags, sorted:
+// the embedded ones (parsed or not yet), the overlays' and the plugins'.
 func (b *Bundle) Languages() []string {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -151,7 +176,23 @@ func (b *Bundle) Languages() []string {
 // matches nothing loaded.
 func (b *Bundle) Localizer(lang string) *Localizer {
 	b.mu.RLock()
-	defer b.mu.RUnlock()
+	chain, pending := b.chain(lang)
+	b.mu.RUnlock()
+	if pending {
+		b.mu.Lock()
+		for _, tag := range chain {
+			b.load(tag)
+		}
+		chain, _ = b.chain(lang)
+		b.mu.Unlock()
+	}
+	return &Localizer{b: b, chain: chain}
+}
+
+// chain returns the languages a Localizer for lang tries, most specific
+// first, English last, and whether one of them is an embedded language not
+// parsed yet. Callers hold b.mu.
+func (b *Bundle) chain(lang string) ([]language.Tag, bool) {
 	best := language.English
 	if norm, ok := Normalize(lang); ok {
 		if _, i, conf := b.matcher.Match(language.Make(norm)); conf != language.No {
@@ -160,14 +201,50 @@ func (b *Bundle) Localizer(lang string) *Localizer {
 	}
 	chain := []language.Tag{best}
 	for t := best.Parent(); !t.IsRoot(); t = t.Parent() {
-		if b.have[t] != nil && !slices.Contains(chain, t) {
+		if b.known[t] && !slices.Contains(chain, t) {
 			chain = append(chain, t)
 		}
 	}
 	if !slices.Contains(chain, language.English) {
 		chain = append(chain, language.English)
 	}
-	return &Localizer{b: b, chain: chain}
+	pending := false
+	for _, t := range chain {
+		if _, ok := b.lazy[t]; ok {
+			pending = true
+		}
+	}
+	return chain, pending
+}
+
+// load parses the embedded messages of tag, if they wait to be, and adds
+// them as New would have: talon owns their keys (every embedded language
+// has only keys English has, which locales.Check enforces), plugin text
+// added before stays, and the overlays of tag are applied again so they
+// still win. Callers hold b.mu for writing.
+func (b *Bundle) load(tag language.Tag) {
+	dir, ok := b.lazy[tag]
+	if !ok {
+		return
+	}
+	delete(b.lazy, tag)
+	layers, err := collectDirs(embedded, []string{dir})
+	if err == nil {
+		err = b.apply(layers, builtinSource, false)
+	}
+	if err != nil {
+		b.log.Warn().Err(err).Str("locale", tag.String()).Msg("embedded messages could not be loaded; showing English")
+		return
+	}
+	var overlays []layer
+	for _, l := range b.overlays {
+		if l.tag == tag {
+			overlays = append(overlays, l)
+		}
+	}
+	if err := b.apply(overlays, "", true); err != nil {
+		b.log.Warn().Err(err).Str("locale", tag.String()).Msg("locale overlay could not be applied again")
+	}
 }
 
 // Localizer renders messages in one language, falling back to English key by
@@ -274,14 +351,24 @@ func (b *Bundle) apply(layers []layer, source string, overlay bool) error {
 	return nil
 }
 
+// addTag makes tag a parsed language.
 func (b *Bundle) addTag(tag language.Tag) {
+	b.listTag(tag)
 	if b.have[tag] != nil {
 		return
 	}
 	b.have[tag] = map[string]bool{}
+	b.localizers[tag] = i18n.NewLocalizer(b.bundle, tag.String())
+}
+
+// listTag makes tag one a Localizer may match.
+func (b *Bundle) listTag(tag language.Tag) {
+	if b.known[tag] {
+		return
+	}
+	b.known[tag] = true
 	b.tags = append(b.tags, tag)
 	b.matcher = language.NewMatcher(b.tags)
-	b.localizers[tag] = i18n.NewLocalizer(b.bundle, tag.String())
 }
 
 // collect reads every language directory of fsys, checking each file and
@@ -291,6 +378,11 @@ func collect(fsys fs.FS) ([]layer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return collectDirs(fsys, dirs)
+}
+
+// collectDirs is collect for the language directories dirs of fsys.
+func collectDirs(fsys fs.FS, dirs []string) ([]layer, error) {
 	var layers []layer
 	index := map[language.Tag]int{}
 	seen := map[language.Tag]map[string]string{} // key -> "file:line"
@@ -448,3 +540,12 @@ func toTemplate(pattern string) string {
 // Embedded returns the message files compiled into talon, laid out
 // <lang>/*.ftl.
 func Embedded() fs.FS { return embedded }
+
+// loaded reports whether tag is known and its embedded messages, if
+// any, are parsed (tests).
+func (b *Bundle) loaded(tag language.Tag) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	_, pending := b.lazy[tag]
+	return b.known[tag] && !pending
+}

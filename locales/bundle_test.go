@@ -428,3 +428,48 @@ func TestLocaleDirsAndReadLocale(t *testing.T) {
 		t.Errorf("ReadLocale of an absent directory = %v, %v", files, err)
 	}
 }
+
+// TestEmbeddedLanguagesLoadOnDemand: New parses the embedded English
+// messages only; another embedded language is parsed the first time a
+// Localizer asks for it, and then reads exactly as if it had been loaded
+// up front: overlays still win over it, a plugin's messages added before
+// it keep their place, and a regional overlay falls back through it.
+func TestEmbeddedLanguagesLoadOnDemand(t *testing.T) {
+	overlay := mapFS(map[string]string{
+		"ja/tools.ftl":    "tool-shell = 上書きされた説明\n",
+		"ja-JP/tools.ftl": "tool-calculator = 地域の上書き\n",
+	})
+	b := newBundle(t, Options{Overlays: []fs.FS{overlay}})
+	ja := language.Japanese
+	if b.loaded(ja) {
+		t.Fatal("New parsed the embedded Japanese messages before anyone asked for them")
+	}
+	if got, want := b.Languages(), []string{"en", "ja", "ja-JP"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Languages() = %v, want %v (a language not yet parsed is still offered)", got, want)
+	}
+	if err := b.AddFS(weatherPlugin, "wasm.weather"); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.Localizer("en").Message(ToolID("file_read"), nil); !strings.HasPrefix(got, "Read a UTF-8 text file") || b.loaded(ja) {
+		t.Fatalf("an English localizer read %q and loaded Japanese: %v", got, b.loaded(ja))
+	}
+	tests := []struct {
+		name, lang, id, want string
+	}{
+		{name: "embedded text", lang: "ja", id: ToolID("file_read"), want: "ワークスペース内の UTF-8 テキストファイル"},
+		{name: "overlay wins over the late embedded file", lang: "ja", id: "tool-shell", want: "上書きされた説明"},
+		{name: "plugin added before the load", lang: "ja", id: "tool-city-weather", want: "{$city} の天気。"},
+		{name: "regional overlay", lang: "ja_JP.UTF-8", id: "tool-calculator", want: "地域の上書き"},
+		{name: "regional falls back to embedded ja", lang: "ja-JP", id: "tool-file-read-param-limit", want: "返す最大行数。"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := b.Localizer(tt.lang).Message(tt.id, nil); !strings.HasPrefix(got, tt.want) {
+				t.Errorf("Localizer(%q).Message(%q) = %q, want prefix %q", tt.lang, tt.id, got, tt.want)
+			}
+		})
+	}
+	if !b.loaded(ja) {
+		t.Error("Japanese is still not loaded after a Japanese localizer")
+	}
+}
