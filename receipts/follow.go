@@ -41,9 +41,10 @@ const followChunk = 4 << 20
 // chain already had; a line still being written at the end of the chain
 // waits for its newline.
 type Follower struct {
-	dir  string // the chain's directory
-	next uint64 // seq of the next record to return
-	prev string // hash of the record before next; "" when unknown
+	dir    string // the chain's directory
+	next   uint64 // seq of the next record to return
+	prev   string // hash of the record before next; "" when unknown
+	noSync bool
 
 	seg  segFile // the segment being read; num 0 before the first
 	file *os.File
@@ -51,17 +52,29 @@ type Follower struct {
 	buf  []byte
 }
 
+// FollowOptions say where a [Follower] starts. The zero value starts at
+// the chain's first record.
+type FollowOptions struct {
+	// After is the seq of the last record not to return: the first
+	// record returned has seq After+1.
+	After uint64
+	// Prev, when not empty, is the hash of record After (as
+	// [Receipt.Hash] gives it): the first record returned must chain
+	// from it.
+	Prev string
+	// NoSync leaves out the fsync of what Next returns, for a reader
+	// that only looks (a comparison, a copy on read-only media).
+	NoSync bool
+}
+
 // FollowChain returns a Follower of chain (a chain id, or "" or
-// [LegacyChain] for the legacy chain) in the store directory dir, whose
-// first record will be the one with seq after+1. prev, when not empty, is
-// the hash of record after (as [Receipt.Hash] gives it): the first record
-// returned must chain from it.
+// [LegacyChain] for the legacy chain) in the store directory dir.
 //
 // # Errors
 //
 // An unknown chain is not an error: the follower returns nothing until
 // the chain's directory and first segment appear.
-func FollowChain(dir, chain string, after uint64, prev string) (*Follower, error) {
+func FollowChain(dir, chain string, o FollowOptions) (*Follower, error) {
 	cdir := dir
 	switch {
 	case chain == "" || chain == LegacyChain:
@@ -70,7 +83,7 @@ func FollowChain(dir, chain string, after uint64, prev string) (*Follower, error
 	default:
 		return nil, fmt.Errorf("follow receipts: %w: %q is not a chain id (16 hex digits) or %s", ErrInvalidOptions, clip(chain), LegacyChain)
 	}
-	return &Follower{dir: cdir, next: after + 1, prev: prev}, nil
+	return &Follower{dir: cdir, next: o.After + 1, prev: o.Prev, noSync: o.NoSync}, nil
 }
 
 // Seq returns the seq of the last record the follower returned (or the
@@ -89,9 +102,10 @@ func (f *Follower) Close() error {
 
 // Next returns up to max records that follow the last one it returned, in
 // chain order, each a complete line of the log; an empty result means the
-// chain has nothing new yet. What Next returns is durable: it fsyncs each
-// segment it read records from before returning them, so a record copied
-// elsewhere cannot be lost from the log by a power failure.
+// chain has nothing new yet. What Next returns is durable, unless
+// [FollowOptions.NoSync] says otherwise: it fsyncs each segment it read
+// records from before returning them, so a record copied elsewhere
+// cannot be lost from the log by a power failure.
 //
 // # Errors
 //
@@ -163,6 +177,9 @@ func (f *Follower) durable(out []*Receipt, dirty bool, err error) ([]*Receipt, e
 }
 
 func (f *Follower) sync() error {
+	if f.noSync {
+		return nil
+	}
 	if err := f.file.Sync(); err != nil {
 		return fmt.Errorf("follow receipts: fsync %s: %w", f.seg.name, err)
 	}

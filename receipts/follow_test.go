@@ -69,7 +69,7 @@ func TestFollowChain(t *testing.T) {
 			if tt.after > 0 {
 				prev = rs[tt.after-1].Hash()
 			}
-			f, err := FollowChain(dir, s.Chain(), tt.after, prev)
+			f, err := FollowChain(dir, s.Chain(), FollowOptions{After: tt.after, Prev: prev})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +102,7 @@ func TestFollowWaitsForALineInProgress(t *testing.T) {
 	dir := testDir(t)
 	s := openStore(t, Options{Dir: dir})
 	issueN(t, s, 2)
-	f, _ := FollowChain(dir, s.Chain(), 0, "")
+	f, _ := FollowChain(dir, s.Chain(), FollowOptions{})
 	defer f.Close()
 	wantSeqs(t, follow(t, f, 10), 1, 2)
 
@@ -148,7 +148,7 @@ func TestFollowSkipsATornTail(t *testing.T) {
 	}
 	fh.Close()
 
-	f, _ := FollowChain(dir, chain, 1, "")
+	f, _ := FollowChain(dir, chain, FollowOptions{After: 1, NoSync: true})
 	defer f.Close()
 	wantSeqs(t, follow(t, f, 10), 2, 3)
 
@@ -178,7 +178,7 @@ func TestFollowRefusesABrokenChain(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f, _ := FollowChain(dir, s.Chain(), tt.after, tt.prev)
+			f, _ := FollowChain(dir, s.Chain(), FollowOptions{After: tt.after, Prev: tt.prev})
 			defer f.Close()
 			got, err := f.Next(10)
 			if !errors.Is(err, ErrChainBroken) || len(got) != 0 {
@@ -198,7 +198,7 @@ func TestFollowRefusesABrokenChain(t *testing.T) {
 	if err := os.WriteFile(seg, cut, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := FollowChain(dir, s.Chain(), 0, "")
+	f, _ := FollowChain(dir, s.Chain(), FollowOptions{})
 	defer f.Close()
 	got, err := f.Next(10)
 	if !errors.Is(err, ErrChainBroken) {
@@ -208,7 +208,7 @@ func TestFollowRefusesABrokenChain(t *testing.T) {
 }
 
 func TestFollowLegacyAndMissingChains(t *testing.T) {
-	f, err := FollowChain("testdata/legacy", LegacyChain, 0, "")
+	f, err := FollowChain("testdata/legacy", LegacyChain, FollowOptions{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,11 +225,11 @@ func TestFollowLegacyAndMissingChains(t *testing.T) {
 		t.Errorf("ListChains(legacy) = %q, %v", chains, err)
 	}
 
-	m, _ := FollowChain(t.TempDir(), "0123456789abcdef", 0, "")
+	m, _ := FollowChain(t.TempDir(), "0123456789abcdef", FollowOptions{})
 	if got, err := m.Next(5); err != nil || len(got) != 0 {
 		t.Errorf("a chain that does not exist yet: %v, %v", seqsOf(got), err)
 	}
-	if _, err := FollowChain(t.TempDir(), "../etc", 0, ""); !errors.Is(err, ErrInvalidOptions) {
+	if _, err := FollowChain(t.TempDir(), "../etc", FollowOptions{}); !errors.Is(err, ErrInvalidOptions) {
 		t.Errorf("a chain name that is no id: %v", err)
 	}
 }
