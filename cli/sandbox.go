@@ -93,14 +93,24 @@ func (e *env) configureSandbox(cfg *config.Config, ws string) {
 // workspaceDir is the workspace of this run: --workspace, else config,
 // else the working directory.
 func (e *env) workspaceDir(cfg *config.Config) (string, error) {
-	if e.g.workspace != "" {
-		return e.g.workspace, nil
-	}
 	cwd, err := e.io.cwd()
 	if err != nil {
 		return "", err
 	}
-	ws, err := cfg.WorkspaceDir(cwd)
+	home := e.io.getenv("HOME")
+	if w := e.g.workspace; w != "" {
+		// A relative --workspace is the working directory's, ~ the home's.
+		switch rest, ok := strings.CutPrefix(w, "~/"); {
+		case w == "~" && home != "":
+			w = home
+		case ok && home != "":
+			w = filepath.Join(home, rest)
+		case !filepath.IsAbs(w):
+			w = filepath.Join(cwd, w)
+		}
+		return filepath.Clean(w), nil
+	}
+	ws, err := cfg.WorkspaceDirIn(cwd, home)
 	if err != nil {
 		return "", withCode(ExitUsage, err)
 	}

@@ -295,13 +295,22 @@ func (c *Config) DataDir(getenv func(string) string) string {
 //
 // It fails when the result would depend on an unknown cwd or home.
 func (c *Config) WorkspaceDir(cwd string) (string, error) {
+	home, _ := os.UserHomeDir()
+	return c.WorkspaceDirIn(cwd, home)
+}
+
+// WorkspaceDirIn is [Config.WorkspaceDir] with the home directory given,
+// for callers whose environment is not the process's own.
+func (c *Config) WorkspaceDirIn(cwd, home string) (string, error) {
 	dir := c.Workspace
 	if dir == "" {
 		dir = cwd
 	} else if rest, ok := strings.CutPrefix(dir, "~/"); ok || dir == "~" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("workspace %q: %w; write an absolute path", c.Workspace, err)
+		if home == "" {
+			return "", fmt.Errorf("workspace %q: no home directory is set; write an absolute path", c.Workspace)
+		}
+		if !ok {
+			rest = "" // "~" alone
 		}
 		dir = filepath.Join(home, rest)
 	} else if !filepath.IsAbs(dir) {
