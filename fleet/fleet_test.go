@@ -11,11 +11,23 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/talonhq/talon/fleet/fleettest"
 	"github.com/talonhq/talon/receipts"
 )
 
-func TestMain(m *testing.M) { os.Exit(fleettest.Main(m)) }
+func TestMain(m *testing.M) {
+	code := fleettest.Main(m)
+	if code == 0 {
+		// Every fleet, pool and listener the tests started has ended.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 // testCtx bounds a test's database work.
 func testCtx(t *testing.T) context.Context {
@@ -325,4 +337,106 @@ func lastSegment(t *testing.T, dir string) string {
 		}
 	}
 	return filepath.Join(dir, last)
+}
+
+func TestShipResumesAfterAnOutage(t *testing.T) {
+	db, url := migrated(t)
+	h := newHost(t, url, Options{Batch: 50})
+	h.fleet.Start()
+	h.issue(t, 100)
+	h.shipped(t, db, 100)
+
+	c := fleettest.Shared(t)
+	c.Kill()
+	restarted := false
+	t.Cleanup(func() {
+		if !restarted {
+			_ = c.Restart()
+		}
+	})
+	h.issue(t, 150) // calls go on while the database is away
+	eventually(t, "the fleet notices the outage", func() (bool, error) {
+		st := h.fleet.Stats()
+		return !st.State.Connected && st.State.Err != nil && errors.Is(st.State.Err, ErrUnreachable) && st.Backlog > 0, nil
+	})
+	if err := c.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	restarted = true
+	db2, err := Connect(testCtx(t), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	h.issue(t, 10)
+	h.shipped(t, db2, 260)
+	rep, err := db2.Verify(testCtx(t), VerifyOptions{})
+	if err != nil || !rep.OK() || rep.Records != 260 {
+		t.Fatalf("after the outage:\n%s%v", rep, err)
+	}
+	eventually(t, "the lag goes back to zero", func() (bool, error) {
+		st := h.fleet.Stats()
+		return st.State.Connected && st.Lag == 0 && st.Backlog == 0, nil
+	})
+}
+
+func TestFourHostsShipAtOnce(t *testing.T) {
+	db, url := migrated(t)
+	var hosts []*host
+	for range 4 {
+		h := newHost(t, url, Options{Batch: 64})
+		h.fleet.Start()
+		hosts = append(hosts, h)
+	}
+	done := make(chan struct{})
+	for _, h := range hosts {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			h.issue(t, 300)
+		}()
+	}
+	for range hosts {
+		<-done
+	}
+	for _, h := range hosts {
+		h.shipped(t, db, 300)
+	}
+	rep, err := db.Verify(testCtx(t), VerifyOptions{})
+	if err != nil || !rep.OK() || rep.Hosts != 4 || rep.Records != 1200 {
+		t.Fatalf("four hosts:\n%s%v", rep, err)
+	}
+}
+
+func TestASecondMachineIsRefused(t *testing.T) {
+	db, url := migrated(t)
+	a := newHost(t, url, Options{HostID: "shared-id", Machine: "machine-id:one"})
+	a.fleet.Start()
+	a.issue(t, 3)
+	a.shipped(t, db, 3)
+	b := newHost(t, url, Options{HostID: "shared-id", Machine: "machine-id:two"})
+	b.fleet.Start()
+	b.issue(t, 2)
+	eventually(t, "the second machine is refused", func() (bool, error) {
+		st := b.fleet.Stats()
+		return st.State.Refused && errors.Is(st.State.Err, ErrHostClaimed), nil
+	})
+	var n int
+	if err := db.pool.QueryRow(testCtx(t), `SELECT count(*) FROM talon.receipts WHERE chain = $1`, b.store.Chain()).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the refused machine shipped %d rows (%v)", n, err)
+	}
+}
+
+func TestANewerSchemaStopsTheFleet(t *testing.T) {
+	db, url := migrated(t)
+	if _, err := db.pool.Exec(testCtx(t), `INSERT INTO talon.schema_migrations (version) VALUES ($1)`, SchemaVersion()+1); err != nil {
+		t.Fatal(err)
+	}
+	for _, auto := range []bool{false, true} {
+		h := newHost(t, url, Options{AutoMigrate: auto})
+		h.fleet.Start()
+		eventually(t, "the fleet stops", func() (bool, error) {
+			st := h.fleet.Stats()
+			return st.State.Refused && errors.Is(st.State.Err, ErrSchemaNewer), nil
+		})
+	}
 }
