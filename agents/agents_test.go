@@ -84,7 +84,7 @@ func TestNotAllowed(t *testing.T) {
 		call    modeltest.Call
 		fedBack string
 	}{
-		{name: "tool outside the agent's list", call: call("shell", `{"command":"ls"}`), fedBack: "denied by policy: tool shell is not allowed for this caller"},
+		{name: "tool outside the agent's list", call: call("shell", `{"command":"ls"}`), fedBack: "Denied by policy: tool shell is not allowed for this caller"},
 		{name: "unknown tool", call: call("nosuch", `{}`), fedBack: "unknown tool nosuch; the tools you may call are: file_read"},
 		{name: "arguments not an object", call: call("file_read", `"notes.txt"`), fedBack: "arguments"},
 		{name: "arguments fail the schema", call: call("file_read", `{"paht":"x"}`), fedBack: "fix the arguments"},

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -147,7 +149,15 @@ func failed(name, format string, args ...any) tool.Result {
 	return tool.Normalize(name, tool.Failure(format, args...), nil)
 }
 
-func denied(msg string) tool.Result { return tool.Result{Error: msg, Denied: true} }
+// denied is the result of a refused call. Its text is a sentence for the
+// model, like "Denied by user.": a policy's lowercase reason gains a
+// capital.
+func denied(msg string) tool.Result {
+	if r, n := utf8.DecodeRuneInString(msg); n > 0 && unicode.IsLower(r) {
+		msg = string(unicode.ToUpper(r)) + msg[n:]
+	}
+	return tool.Result{Error: msg, Denied: true}
+}
 
 // Call runs one call through the whole pipeline.
 //

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -340,7 +343,49 @@ func problem(msg string) string {
 		}
 		loc, msg = at, tail
 	}
-	return argumentPointer(loc) + ": " + plainType(msg)
+	return argumentPointer(loc) + ": " + plainBounds(plainType(msg))
+}
+
+// boundMessages rewrite the validator's messages about a bound into what
+// the value must be, with numbers as people write them and without
+// echoing a string value (which may be long, or a secret).
+var boundMessages = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`^minimum: (\S+) is less than (\S+)$`), "must be at least $2, got $1"},
+	{regexp.MustCompile(`^maximum: (\S+) is greater than (\S+)$`), "must be at most $2, got $1"},
+	{regexp.MustCompile(`^exclusiveMinimum: (\S+) is less than or equal to (\S+)$`), "must be greater than $2, got $1"},
+	{regexp.MustCompile(`^exclusiveMaximum: (\S+) is greater than or equal to (\S+)$`), "must be less than $2, got $1"},
+	{regexp.MustCompile(`^multipleOf: (\S+) is not a multiple of (\S+)$`), "must be a multiple of $2, got $1"},
+	{regexp.MustCompile(`(?s)^minLength: .* contains (\d+) Unicode code points, fewer than (\d+)$`), "must be at least $2 characters long, got $1"},
+	{regexp.MustCompile(`(?s)^maxLength: .* contains (\d+) Unicode code points, more than (\d+)$`), "must be at most $2 characters long, got $1"},
+	{regexp.MustCompile(`(?s)^pattern: .* does not match regular expression (".*")$`), "must match the regular expression $1"},
+}
+
+// validatorNumber is how the validator prints numbers: a fraction (500/1,
+// 3/2) for the value, %f (100.000000) for the bound.
+var validatorNumber = regexp.MustCompile(`-?\b\d+(?:/\d+|\.\d+)\b`)
+
+func plainBounds(msg string) string {
+	for _, b := range boundMessages {
+		if b.re.MatchString(msg) {
+			msg = b.re.ReplaceAllString(msg, b.repl)
+			return validatorNumber.ReplaceAllStringFunc(msg, plainNumber)
+		}
+	}
+	return msg
+}
+
+// plainNumber writes a number of the validator's the shortest way: 500,
+// 1.5.
+func plainNumber(n string) string {
+	r, ok := new(big.Rat).SetString(n)
+	if !ok {
+		return n
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // plainType says a type mismatch the short way, "got string, want

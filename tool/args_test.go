@@ -47,7 +47,7 @@ func TestNormalizeArgs(t *testing.T) {
 }
 
 func TestSchemaValidateNamesField(t *testing.T) {
-	s, err := CompileSchema("t", json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"offset":{"type":"integer","minimum":1}},"required":["path"],"additionalProperties":false}`))
+	s, err := CompileSchema("t", json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","maxLength":8,"pattern":"^[a-z]+$"},"offset":{"type":"integer","minimum":1,"maximum":100},"ratio":{"type":"number","exclusiveMaximum":1.5}},"required":["path"],"additionalProperties":false}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,11 @@ func TestSchemaValidateNamesField(t *testing.T) {
 		{name: "valid", args: `{"path":"a"}`},
 		{name: "missing required", args: `{}`, want: []string{"path"}},
 		{name: "wrong type", args: `{"path":"a","offset":"x"}`, want: []string{"/offset"}},
-		{name: "below minimum", args: `{"path":"a","offset":0}`, want: []string{"/offset"}},
+		{name: "below minimum", args: `{"path":"a","offset":0}`, want: []string{"/offset: must be at least 1, got 0"}},
+		{name: "above maximum", args: `{"path":"a","offset":500}`, want: []string{"/offset: must be at most 100, got 500"}},
+		{name: "not below an exclusive bound", args: `{"path":"a","ratio":1.5}`, want: []string{"/ratio: must be less than 1.5, got 1.5"}},
+		{name: "too long, not echoed", args: `{"path":"abcdefghijklmnopsecret"}`, want: []string{"/path: must be at most 8 characters long, got 22"}},
+		{name: "pattern", args: `{"path":"A1"}`, want: []string{`/path: must match the regular expression "^[a-z]+$"`}},
 		{name: "unknown field", args: `{"path":"a","bogus":1}`, want: []string{"bogus"}},
 	}
 	for _, tt := range tests {
@@ -79,6 +83,9 @@ func TestSchemaValidateNamesField(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not name %q", err, w)
 				}
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("error %q echoes the value", err)
 			}
 		})
 	}
