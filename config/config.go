@@ -111,6 +111,9 @@ type Config struct {
 	MCP          MCP                    `toml:"mcp"`
 	Plugins      Plugins                `toml:"plugins"`
 	Sandbox      Sandbox                `toml:"sandbox"`
+	// Fleet is the shared PostgreSQL database of receipts and approvals
+	// (see fleet.go); absent means off.
+	Fleet Fleet `toml:"fleet"`
 	// Models and Agents are the model endpoints and the subagents that
 	// run on them (see agents.go).
 	Models map[string]Model `toml:"models"`

@@ -114,6 +114,7 @@ func (c *Config) Validate() (warnings []string, err error) {
 	c.validateSandbox(v)
 	c.validateModels(v)
 	c.validateAgents(v)
+	c.validateFleet(v)
 	return v.warnings, joinErrors(v.errs)
 }
 
