@@ -35,20 +35,22 @@ func (r *Runtime) CallBatch(ctx context.Context, calls []tool.Call) []BatchResul
 	var jobs []job
 	start := time.Now()
 	for i, c := range calls {
-		p, early, err := r.prepare(ctx, st, c)
+		octx := r.observe(ctx, c.Name)
+		p, early, err := r.prepare(octx, st, c)
 		switch {
 		case err != nil:
 			out[i].Err = err
+			r.observeError(octx, c, start)
 			continue
 		case early != nil:
 			out[i].Result = *early
-			r.record(c, nil, *early, nil, start)
+			r.record(octx, c, nil, *early, nil, start)
 			continue
 		}
-		cctx, allowed, res := r.authorize(ctx, st, p)
+		cctx, allowed, res := r.authorize(octx, st, p)
 		if !allowed {
 			out[i] = BatchResult{Result: res, Err: ctx.Err()}
-			r.record(c, p, res, ctx.Err(), start)
+			r.record(octx, c, p, res, ctx.Err(), start)
 			continue
 		}
 		jobs = append(jobs, job{i: i, ctx: cctx, p: p})
@@ -63,7 +65,7 @@ func (r *Runtime) CallBatch(ctx context.Context, calls []tool.Call) []BatchResul
 			defer func() { <-sem }()
 			res, err := r.execute(j.ctx, j.p)
 			out[j.i] = BatchResult{Result: res, Err: err}
-			r.record(j.p.call, j.p, res, err, start)
+			r.record(j.ctx, j.p.call, j.p, res, err, start)
 		}()
 	}
 	wg.Wait()

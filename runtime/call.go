@@ -169,29 +169,32 @@ func denied(msg string) tool.Result {
 // denials, tool failures — is a failed [tool.Result] for the model to read.
 func (r *Runtime) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
 	start := time.Now()
+	ctx = r.observe(ctx, c.Name)
 	st := r.state.Load()
 	p, early, err := r.prepare(ctx, st, c)
 	if err != nil {
+		r.observeError(ctx, c, start)
 		return tool.Result{}, err
 	}
 	if early != nil {
-		r.record(c, p, *early, nil, start)
+		r.record(ctx, c, p, *early, nil, start)
 		return *early, nil
 	}
 	actx, allowed, res := r.authorize(ctx, st, p)
 	if !allowed {
-		r.record(c, p, res, ctx.Err(), start)
+		r.record(ctx, c, p, res, ctx.Err(), start)
 		return res, ctx.Err()
 	}
 	res, err = r.execute(actx, p)
-	r.record(c, p, res, err, start)
+	r.record(ctx, c, p, res, err, start)
 	return res, err
 }
 
-// record adds a finished call to the session history. Hard errors before
-// the tool was found are not recorded: there is no tool to speak of.
-func (r *Runtime) record(c tool.Call, p *prepared, res tool.Result, err error, start time.Time) {
-	if c.SessionID == "" {
+// record adds a finished call to the session history and tells the
+// observer. Hard errors before the tool was found are not recorded:
+// there is no tool to speak of.
+func (r *Runtime) record(ctx context.Context, c tool.Call, p *prepared, res tool.Result, err error, start time.Time) {
+	if c.SessionID == "" && r.opts.Observer == nil {
 		return
 	}
 	rec := history.Record{
@@ -218,7 +221,12 @@ func (r *Runtime) record(c tool.Call, p *prepared, res tool.Result, err error, s
 	default:
 		rec.Outcome = history.OutcomeFailed
 	}
-	r.history.Add(rec)
+	if o := r.opts.Observer; o != nil {
+		o.CallEnded(ctx, rec)
+	}
+	if c.SessionID != "" {
+		r.history.Add(rec)
+	}
 }
 
 // authorize turns the policy verdict into run or don't run, asking a person
@@ -268,7 +276,9 @@ func (r *Runtime) authorize(ctx context.Context, st *state, p *prepared) (contex
 	if d, ok := approver.(approval.Deferrer); ok && !st.cfg.Approvals.Wait() {
 		return ctx, false, r.deferCall(ctx, p, d, req, key, saved, saveErr)
 	}
+	actx, waited := r.observeApproval(actx, req)
 	ans, err := approver.Approve(actx, req)
+	waited(ans, err)
 	if ctx.Err() != nil {
 		return ctx, false, tool.Result{}
 	}

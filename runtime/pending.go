@@ -50,6 +50,7 @@ func (r *Runtime) deferCall(ctx context.Context, p *prepared, d approval.Deferre
 // decided finishes a call parked by deferCall.
 func (r *Runtime) decided(ctx context.Context, p *prepared, id string, ans approval.Answer, err error, key string, saved approval.SavedRule, saveErr error, notify tool.Notifier) {
 	start := time.Now()
+	ctx = r.observe(ctx, p.call.Name)
 	ex := p.ex
 	ev := decisionEvent(p, "ask").Str("approval", id)
 	var res tool.Result
@@ -65,7 +66,7 @@ func (r *Runtime) decided(ctx context.Context, p *prepared, id string, ans appro
 		r.accepted(p, ans, key, saved, saveErr, ev)
 		res, runErr = r.execute(tool.WithApprovedPlan(ctx, ex.Plan), p)
 	}
-	r.record(p.call, p, res, runErr, start)
+	r.record(ctx, p.call, p, res, runErr, start)
 	if notify == nil {
 		return
 	}

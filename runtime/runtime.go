@@ -71,6 +71,8 @@ type Options struct {
 	// Rules are the approvals people saved for good; nil means the file
 	// at [approval.DefaultRulesPath], whose parse errors are logged.
 	Rules *approval.Rules
+	// Observer is told about every call (telemetry); nil means none.
+	Observer Observer
 }
 
 // MessageSource is one plugin's message files, laid out <lang>/*.ftl.
