@@ -120,9 +120,6 @@ func (p *pool) reap() {
 	for _, inst := range expired {
 		inst.close(context.Background())
 	}
-	if len(expired) > 0 && p.afterReap != nil {
-		p.afterReap(left)
-	}
 
 	p.mu.Lock()
 	p.inUse -= len(expired)
@@ -135,6 +132,11 @@ func (p *pool) reap() {
 		drain, p.onDrain = p.onDrain, nil
 	}
 	p.mu.Unlock()
+	// The report comes once the pass is over: the closed instances no
+	// longer count as in use.
+	if len(expired) > 0 && p.afterReap != nil {
+		p.afterReap(left)
+	}
 	if drain != nil {
 		drain()
 	}
