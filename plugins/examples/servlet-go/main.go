@@ -55,7 +55,7 @@ func init() {
 				counts.Lines++
 			}
 			kernel.Log(kernel.Debug, fmt.Sprintf("counted %d words", counts.Words))
-			res := servlet.Text(fmt.Sprintf("%d words, %d lines, %d characters", counts.Words, counts.Lines, counts.Chars))
+			res := servlet.Text(fmt.Sprintf("%s, %s, %s", plural(counts.Words, "word"), plural(counts.Lines, "line"), plural(counts.Chars, "character")))
 			res.StructuredContent = counts
 			return res, nil
 		},
@@ -79,4 +79,12 @@ func init() {
 			return servlet.Text(string(r)), nil
 		},
 	})
+}
+
+// plural writes n with its noun: "1 line", "2 words".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
