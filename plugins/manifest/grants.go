@@ -255,7 +255,7 @@ func validateConfig(m *Manifest, values map[string]any) error {
 			var doc []byte
 			if doc, err = json.Marshal(values); err == nil {
 				if verr := s.Validate(doc); verr != nil {
-					return fmt.Errorf("%w: the config of plugin %s does not match its config_schema: %v; fix [plugins.entries.config] for %s",
+					return fmt.Errorf("%w: the config of plugin %s does not match its config_schema: %v; set it with `talon plugins config %s KEY VALUE`",
 						ErrGrant, m.Name, verr, m.Name)
 				}
 				return nil
