@@ -270,7 +270,10 @@ var _ tool.Tool = wrapped{}
 func (w wrapped) Spec() tool.Spec { return w.spec }
 
 func (w wrapped) Execute(ctx context.Context, args json.RawMessage) (tool.Result, error) {
-	return w.inner.Execute(ctx, args)
+	ctx, end := startSpan(ctx, w.spec)
+	res, err := w.inner.Execute(ctx, args)
+	end(res, err)
+	return res, err
 }
 
 // assessing forwards [tool.Assessor].
