@@ -194,7 +194,8 @@ func (r *Runtime) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
 // observer. Hard errors before the tool was found are not recorded:
 // there is no tool to speak of.
 func (r *Runtime) record(ctx context.Context, c tool.Call, p *prepared, res tool.Result, err error, start time.Time) {
-	if c.SessionID == "" && r.opts.Observer == nil {
+	obs := r.observer()
+	if c.SessionID == "" && obs == nil {
 		return
 	}
 	rec := history.Record{
@@ -221,8 +222,8 @@ func (r *Runtime) record(ctx context.Context, c tool.Call, p *prepared, res tool
 	default:
 		rec.Outcome = history.OutcomeFailed
 	}
-	if o := r.opts.Observer; o != nil {
-		o.CallEnded(ctx, rec)
+	if obs != nil {
+		obs.CallEnded(ctx, rec)
 	}
 	if c.SessionID != "" {
 		r.history.Add(rec)

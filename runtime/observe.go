@@ -38,9 +38,28 @@ type Observer interface {
 // an object, an unknown profile, or cancellation.
 const OutcomeError = "error"
 
+// SetObserver makes o the observer of the calls that start from now on
+// (nil: none), in place of [Options.Observer]: for a caller that builds
+// its observer after the runtime.
+func (r *Runtime) SetObserver(o Observer) {
+	if o == nil {
+		r.obs.Store(nil)
+		return
+	}
+	r.obs.Store(&o)
+}
+
+// observer returns the observer, or nil.
+func (r *Runtime) observer() Observer {
+	if p := r.obs.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 // observe starts a call's observation.
 func (r *Runtime) observe(ctx context.Context, name string) context.Context {
-	if o := r.opts.Observer; o != nil {
+	if o := r.observer(); o != nil {
 		return o.CallStarted(ctx, name)
 	}
 	return ctx
@@ -48,7 +67,7 @@ func (r *Runtime) observe(ctx context.Context, name string) context.Context {
 
 // observeError ends the observation of a call that failed as a whole.
 func (r *Runtime) observeError(ctx context.Context, c tool.Call, start time.Time) {
-	if o := r.opts.Observer; o != nil {
+	if o := r.observer(); o != nil {
 		o.CallEnded(ctx, history.Record{Time: start, Session: c.SessionID, Tool: c.Name, Channel: channelOf(c.Channel),
 			Profile: c.Profile, Duration: time.Since(start), Outcome: OutcomeError})
 	}
@@ -56,7 +75,7 @@ func (r *Runtime) observeError(ctx context.Context, c tool.Call, start time.Time
 
 // observeApproval starts the observation of an approval wait.
 func (r *Runtime) observeApproval(ctx context.Context, req approval.Request) (context.Context, func(approval.Answer, error)) {
-	o := r.opts.Observer
+	o := r.observer()
 	if o == nil {
 		return ctx, func(approval.Answer, error) {}
 	}

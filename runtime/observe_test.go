@@ -121,3 +121,17 @@ func TestObserverSeesEveryCall(t *testing.T) {
 		t.Fatalf("nobody answered:\n%s", got)
 	}
 }
+
+func TestSetObserver(t *testing.T) {
+	low := &fake{name: "t_low", tier: tool.Low}
+	rt, _ := newRT(t, nil, nil, low)
+	obs := &recorder{}
+	_, _ = rt.Call(context.Background(), tool.Call{Name: "t_low"})
+	rt.SetObserver(obs)
+	_, _ = rt.Call(context.Background(), tool.Call{Name: "t_low"})
+	rt.SetObserver(nil)
+	_, _ = rt.Call(context.Background(), tool.Call{Name: "t_low"})
+	if got := obs.take(t); got != "t_low allow success low receipt=false" {
+		t.Fatalf("observed %q: only the call made while it was set", got)
+	}
+}

@@ -102,6 +102,9 @@ type Runtime struct {
 
 	rules *approval.Rules
 
+	// obs is the observer of calls (Options.Observer, SetObserver).
+	obs atomic.Pointer[Observer]
+
 	mu         sync.Mutex
 	always     map[string]map[string]bool // session -> approval keys answered "always"
 	active     map[string]map[string]bool // session -> tools activated by tool_search
@@ -147,6 +150,7 @@ func New(opts Options) (*Runtime, error) {
 			log.Warn().Err(err).Msg("saved approvals ignored")
 		})
 	}
+	r.SetObserver(opts.Observer)
 	_, _ = r.rules.List() // a file that does not parse is reported now
 	st, err := r.build(opts.Config)
 	if err != nil {
