@@ -299,12 +299,24 @@ func (e *env) protectSecrets(cfg *config.Config, log zerolog.Logger) {
 	}
 }
 
+// sandboxProbed hears what the sandbox enforces once its namespace probe
+// ran, before the first tool process starts (at once, from Configure,
+// when no tool process will be sandboxed): it says when tool processes run
+// without namespaces, and seals talon's secrets.
+func (e *env) sandboxProbed(st spawner.Status) {
+	log, _ := e.logger() // its level was checked before the sandbox was configured
+	if st.Active && !st.Namespaces {
+		fmt.Fprintf(e.io.ErrOut, "talon: warning: sandbox without namespaces (%s); tool processes run under Landlock only and can see other processes' command lines and reach Unix sockets. Run `talon sandbox check` for what holds here\n", st.NamespacesReason)
+	}
+	e.sealSecrets(st, log)
+}
+
 // sealSecrets makes talon non-dumpable, so that processes of its user
 // cannot read its memory, unless the sandbox starts tools in namespaces of
 // their own: there they see no process of talon's, and a non-dumpable
 // talon that is not root could not write the user namespace's id maps.
-func (e *env) sealSecrets(log zerolog.Logger) {
-	if e.io.Getenv != nil || spawner.Current().Namespaces {
+func (e *env) sealSecrets(st spawner.Status, log zerolog.Logger) {
+	if e.io.Getenv != nil || st.Namespaces {
 		return
 	}
 	if err := secret.Seal(); err != nil {
@@ -332,7 +344,6 @@ func (e *env) runtime(o runtimeOptions) (*runtime.Runtime, error) {
 		}
 	}
 	e.configureSandbox(cfg, ws)
-	e.sealSecrets(log)
 	commands, err := commandtool.Load(cfg, commandtool.Options{Workspace: ws, LookupEnv: lookupEnv(e.io), Logger: log})
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("%w; run talon lint for every problem", err))

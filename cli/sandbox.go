@@ -76,17 +76,17 @@ func mapStrings(in []string, f func(string) string) []string {
 
 // configureSandbox makes the policy the spawner's, once per process,
 // before any tool runs, and says once when auto mode cannot enforce it.
+// The namespace probe waits for the first tool process, so a command that
+// starts none does not pay for it; sandboxProbed hears what it found.
 func (e *env) configureSandbox(cfg *config.Config, ws string) {
 	if e.sandboxed {
 		return
 	}
 	e.sandboxed = true
-	st := spawner.Configure(e.sandboxPolicy(cfg, ws))
-	switch {
-	case st.Mode == spawner.Auto && !st.Active:
+	p := e.sandboxPolicy(cfg, ws)
+	p.OnProbe = e.sandboxProbed
+	if st := spawner.Configure(p); st.Mode == spawner.Auto && !st.Active {
 		fmt.Fprintf(e.io.ErrOut, "talon: warning: sandbox unavailable (%s); tool processes run without Landlock. Set [sandbox] mode = \"required\" to refuse instead, or \"off\" to silence this\n", st.Reason)
-	case st.Active && !st.Namespaces:
-		fmt.Fprintf(e.io.ErrOut, "talon: warning: sandbox without namespaces (%s); tool processes run under Landlock only and can see other processes' command lines and reach Unix sockets. Run `talon sandbox check` for what holds here\n", st.NamespacesReason)
 	}
 }
 

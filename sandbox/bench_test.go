@@ -96,12 +96,12 @@ func BenchmarkSpawnInterleaved(b *testing.B) {
 	if helper == "" {
 		helper, _ = os.Executable()
 	}
-	boxed := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}})
+	boxed := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}}, false)
 	defer boxed.removeTemp()
 	if !boxed.ns {
 		b.Skipf("no namespaces here: %s", boxed.status.NamespacesReason)
 	}
-	landlock := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}, noNamespaces: true})
+	landlock := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}, noNamespaces: true}, false)
 	defer landlock.removeTemp()
 	variants := []struct {
 		name string

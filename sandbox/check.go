@@ -100,7 +100,7 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 	p.Deny = append(slices.Clone(p.Deny), denied)
 	p.ReadWrite = append(slices.Clone(p.ReadWrite), rw)
 	p.Protect = append(slices.Clone(p.Protect), protected)
-	st := newState(p)
+	st := newState(p, false)
 	r := Report{Status: st.status, Summary: st.status.Summary(), Limits: p.Limits}
 	if !st.status.Active {
 		return r, nil
@@ -215,7 +215,7 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 		self := strconv.Itoa(os.Getpid())
 		probes = append(probes, checkProbe{protection: "scoping", what: "signal talon (pid " + self + ")", args: []string{"signal", self}, expected: true})
 	}
-	off := newState(Policy{Mode: Off})
+	off := newState(Policy{Mode: Off}, false)
 	r.OK = true
 	for _, pr := range probes {
 		pf := Proof{Protection: pr.protection, Action: pr.what, Expected: pr.expected, Exposure: pr.exposure,

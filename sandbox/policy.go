@@ -107,6 +107,14 @@ type Policy struct {
 	TempRoot string
 	// Logger receives the one line about the sandbox's state.
 	Logger zerolog.Logger
+	// OnProbe, when set, defers the namespace probe (a helper started
+	// once) from Configure to the first child the sandbox starts, or the
+	// first call of [Current], so that a command that starts no tool
+	// process never pays for it. It is then called once with the complete
+	// Status: right after the probe, before that child starts; or by
+	// Configure itself when no child will be wrapped (mode off, no
+	// Landlock). Without it Configure probes at once.
+	OnProbe func(Status)
 
 	// noNamespaces makes the helper run without namespaces, as where the
 	// kernel refuses them; userNS gives it a user namespace even as root.
@@ -205,6 +213,17 @@ type state struct {
 	tmpMu   sync.Mutex
 	tmpRoot string // made on first use; guarded by tmpMu
 	tmpBase string
+
+	// deferred is set on a state whose namespace probe waits for its
+	// first child: status and ns say nothing about namespaces yet.
+	deferred *deferredProbe
+}
+
+// deferredProbe completes a state that deferred its namespace probe.
+type deferredProbe struct {
+	p    Policy
+	once sync.Once
+	full *state
 }
 
 var active atomic.Pointer[state]
@@ -238,14 +257,39 @@ var deviceFiles = []string{
 // leaves behind is reparented to talon and killed. With [Off], adopted
 // processes are left to run; one that exits is reaped when talon exits.
 func Configure(p Policy) Status {
-	st := newState(p)
+	st := newState(p, p.OnProbe != nil)
 	active.Store(st)
 	setSubreaper(true)
-	setSweep(st.status.Active && !st.ns)
+	if st.deferred == nil {
+		setSweep(st.status.Active && !st.ns)
+		if p.OnProbe != nil {
+			p.OnProbe(st.status)
+		}
+	}
 	return st.status
 }
 
-func newState(p Policy) *state {
+// resolved returns st with its namespace probe run: st itself, or, for a
+// state that deferred the probe, the state the probe completed, which
+// then replaces st as the active one. The first caller runs the probe
+// and the policy's OnProbe; the others wait for it.
+func (st *state) resolved() *state {
+	if st == nil || st.deferred == nil {
+		return st
+	}
+	d := st.deferred
+	d.once.Do(func() {
+		d.full = newState(d.p, false)
+		active.CompareAndSwap(st, d.full)
+		setSweep(d.full.status.Active && !d.full.ns)
+		d.p.OnProbe(d.full.status)
+	})
+	return d.full
+}
+
+// newState builds the state p describes; with deferProbe, and when the
+// sandbox is active, the namespace probe is left to [state.resolved].
+func newState(p Policy, deferProbe bool) *state {
 	st := &state{tmpBase: p.TempRoot}
 	st.status = Status{Mode: p.Mode, ModeName: p.Mode.String(), ABI: landlockABI()}
 	if p.Mode == Off {
@@ -285,6 +329,10 @@ func newState(p Policy) *state {
 	st.status.SocketFilter, st.status.UDP = helper.FilterSockets(), st.base.UDP
 	st.status.NoPrivileges = true
 	st.userNS = p.userNS || useUserNS()
+	if deferProbe {
+		st.deferred = &deferredProbe{p: p}
+		return st
+	}
 	if p.noNamespaces {
 		st.status.NamespacesReason = "namespaces are turned off"
 	} else {
@@ -321,7 +369,7 @@ func (st *state) unavailable(p Policy, reason string) {
 // [Configure] it is inactive with Mode [Off].
 func Current() Status {
 	if st := active.Load(); st != nil {
-		return st.status
+		return st.resolved().status
 	}
 	return Status{Mode: Off, ModeName: "off", ABI: landlockABI(), Reason: "not configured"}
 }

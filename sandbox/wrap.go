@@ -35,6 +35,7 @@ func wrapWith(st *state, cmd *exec.Cmd) (string, error) {
 	if !st.status.Active || cmd.Process != nil || cmd.Err != nil {
 		return "", nil
 	}
+	st = st.resolved()
 	if _, done := eager.LoadAndDelete(cmd); done {
 		return "", nil
 	}
