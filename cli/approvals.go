@@ -47,7 +47,7 @@ func (e *env) approvalsDataDir() (string, error) {
 }
 
 func newApprovalsListCmd(e *env) *cobra.Command {
-	var asJSON bool
+	var asJSON, fromFleet bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the pending approvals, oldest first",
@@ -58,6 +58,9 @@ func newApprovalsListCmd(e *env) *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fromFleet {
+				return e.fleetList(cmd, asJSON) // cli/fleet.go
+			}
 			dir, err := e.approvalsDataDir()
 			if err != nil {
 				return err
@@ -77,6 +80,7 @@ func newApprovalsListCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	cmd.Flags().BoolVar(&fromFleet, "fleet", false, "list what waits on every host of the [fleet] database instead of this machine's servers")
 	return cmd
 }
 
@@ -117,7 +121,7 @@ func oneLine(s string, limit int) string {
 }
 
 func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
-	var always, persist bool
+	var always, persist, viaFleet bool
 	short := "Deny a pending call: it does not run"
 	if verb == "approve" {
 		short = "Approve a pending call: it runs"
@@ -149,7 +153,13 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 					ans = approval.Permanent
 				}
 			}
+			if viaFleet {
+				return e.fleetDecide(cmd, args[0], ans) // cli/fleet.go
+			}
 			if err := mcpserver.Decide(cmd.Context(), dir, args[0], ans); err != nil {
+				if (errors.Is(err, approval.ErrNotPending) || errors.Is(err, mcpserver.ErrNoServer)) && e.fleetApprovals() {
+					return e.fleetDecide(cmd, args[0], ans) // not waiting here: another host's
+				}
 				return approvalsError(err)
 			}
 			past := map[approval.Answer]string{approval.Yes: "approved", approval.Always: "approved for the rest of the session",
@@ -158,6 +168,7 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&viaFleet, "fleet", false, "answer through the [fleet] database: for a call waiting on another machine (talon approvals list --fleet); the answer records your user and host")
 	if verb == "approve" {
 		cmd.Flags().BoolVar(&always, "always", false, "also allow the same call again for the rest of its session (never for always_ask tools)")
 		cmd.Flags().BoolVar(&persist, "persist", false, "with --always: save the call's exact plan as a rule, so it runs without asking in later sessions too (never for inline code like python -c or sh -c)")

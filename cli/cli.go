@@ -152,7 +152,7 @@ person where policy says so, and records what ran.`,
 	pf.StringVar(&e.g.logLevel, "log-level", "", "log level for stderr: debug, info, warn, error (default: off)")
 
 	root.AddCommand(newToolsCmd(e), newConfigCmd(e), newVersionCmd(e), newPolicyCmd(e), newReceiptsCmd(e), newServeCmd(e), newApprovalsCmd(e), newLintCmd(e), newSandboxCmd(e), newSandboxHelperCmd())
-	root.AddCommand(newPluginsCmd(e), newAgentsCmd(e))
+	root.AddCommand(newPluginsCmd(e), newAgentsCmd(e), newFleetCmd(e))
 	root.AddCommand(newCompletionCmd(root))
 	groupsRefuseUnknown(root)
 	return root

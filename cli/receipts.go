@@ -158,7 +158,7 @@ func newReceiptsShowCmd(e *env) *cobra.Command {
 }
 
 func newReceiptsVerifyCmd(e *env) *cobra.Command {
-	var pubkey string
+	var pubkey, source, against, host string
 	cmd := &cobra.Command{
 		Use:   "verify [PATH]",
 		Short: "Check every signature and the hash chain; exit 0 only when all hold",
@@ -190,6 +190,13 @@ exits 0 only when every chain verifies. PATH defaults to this machine's store;
 				}
 				keys = ks
 			}
+			if (source != "" && source != "local") || against != "" {
+				arg := ""
+				if len(args) == 1 {
+					arg = args[0]
+				}
+				return e.verifyFleet(cmd, source, against, host, keys, arg) // cli/fleet.go
+			}
 			rep := receipts.VerifyKeys(path, keys)
 			if errors.Is(rep.Err, receipts.ErrNoPublicKey) {
 				// A copy (an export, a chain directory) without the
@@ -205,6 +212,9 @@ exits 0 only when every chain verifies. PATH defaults to this machine's store;
 		},
 	}
 	cmd.Flags().StringVar(&pubkey, "pubkey", "", "public key file (from `talon receipts key`)")
+	cmd.Flags().StringVar(&source, "source", "local", "where the receipts are: local (the store or PATH) or postgres (every host's chains in the [fleet] database, verified from it alone)")
+	cmd.Flags().StringVar(&against, "against", "", "postgres: compare the local store with what this host shipped to the [fleet] database (records cut from the log, records never shipped)")
+	cmd.Flags().StringVar(&host, "host", "", "with --source or --against postgres: the host id to check (default: every host, or this one for --against)")
 	return cmd
 }
 

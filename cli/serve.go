@@ -123,6 +123,8 @@ type serving struct {
 	settings serveSettings
 	// consoleURL is where the operator console is served; "" over stdio.
 	consoleURL string
+	// fleet is telemetry and the fleet database (cli/fleet.go).
+	fleet *serveFleet
 }
 
 func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) error {
@@ -153,6 +155,11 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	}
 
 	dataDir := e.dataDir(cfg)
+	sf, err := e.startTelemetry(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer sf.close()
 	queue := approval.NewQueue(approval.QueueOptions{
 		Timeout: cfg.Approvals.Timeout(),
 		OnPending: func(p approval.Pending) {
@@ -177,6 +184,14 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 	if err != nil {
 		return err
 	}
+	rt.SetObserver(sf.tel.Observer())
+	if cfg.Fleet.Enabled() && cfg.Fleet.Approvals {
+		approver.Queue = queue // answered from any machine, even without the local socket
+	}
+	if err := sf.startFleet(e, cfg, log, queue); err != nil {
+		return err
+	}
+	sf.registerMetrics(approver.Queue, e.plugins)
 	sched := cron.NewScheduler(cron.SchedulerOptions{DataDir: dataDir, Caller: rt, Logger: log})
 	sched.Start()
 	defer sched.Stop()
@@ -195,7 +210,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		},
 	})
 	defer func() { _ = mgr.Close() }()
-	s := &serving{e: e, o: o, log: log, rt: rt, mgr: mgr, settings: st}
+	s := &serving{e: e, o: o, log: log, rt: rt, mgr: mgr, settings: st, fleet: sf}
 	if len(cfg.MCP.Servers) > 0 {
 		tools, err := s.sourceTools(cfg, false)
 		if err == nil {
@@ -244,6 +259,7 @@ func serve(ctx context.Context, e *env, o *serveOptions, listenFromFlag bool) er
 		mux := http.NewServeMux()
 		mux.Handle("/", srv.HTTPHandler(httpOpts))
 		mux.Handle(console.Path, cons)
+		mux.Handle("/metrics", mcpserver.NewAccess(httpOpts).Protect(sf.tel.Handler()))
 		httpSrv = &http.Server{
 			Handler:           mux,
 			ReadHeaderTimeout: 10 * time.Second,
@@ -472,7 +488,9 @@ func (s *serving) banner(w io.Writer, url, controlPath string) {
 			fmt.Fprintf(&b, "  auth:      none (loopback only)\n")
 		}
 		fmt.Fprintf(&b, "  console:   %s\n", s.consoleURL)
+		fmt.Fprintf(&b, "  metrics:   %s\n", strings.TrimSuffix(url, mcpserver.DefaultPath)+"/metrics")
 	}
+	s.fleet.bannerLine(&b)
 	ws := s.rt.Workspace()
 	fmt.Fprintf(&b, "  workspace: %s\n", ws)
 	config := "embedded defaults (watching for a config file)"

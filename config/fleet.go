@@ -1,9 +1,6 @@
 package config
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Fleet is [fleet]: one PostgreSQL database that the talon processes of
 // an organisation share for their receipts and, when approvals is set,
@@ -29,7 +26,20 @@ type Fleet struct {
 // Enabled reports whether a database is configured.
 func (f Fleet) Enabled() bool { return f.DatabaseURL != "" }
 
-var fleetHostID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// fleetHostID reports a valid host id: 1 to 64 letters, digits, '.', '-'
+// and '_', starting with a letter or digit (as the fleet package checks).
+func fleetHostID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i, c := range []byte(id) {
+		alnum := (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+		if !alnum && (i == 0 || (c != '.' && c != '-' && c != '_')) {
+			return false
+		}
+	}
+	return true
+}
 
 func (c *Config) validateFleet(v *validator) {
 	f := c.Fleet
@@ -38,7 +48,7 @@ func (c *Config) validateFleet(v *validator) {
 		!strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 		v.fail(append(path, "database_url"), "fleet.database_url must be a PostgreSQL URL (postgres://user:password@host/database) or ${VAR} naming one")
 	}
-	if id := f.HostID; id != "" && !fleetHostID.MatchString(id) {
+	if id := f.HostID; id != "" && !fleetHostID(id) {
 		v.fail(append(path, "host_id"), "fleet.host_id = %s: use 1 to 64 letters, digits, '.', '-' and '_', starting with a letter or digit", quoteString(id))
 	}
 	if !f.Enabled() && (f.HostID != "" || f.AutoMigrate || f.Approvals) {

@@ -147,6 +147,13 @@ func (f *Fleet) Attach(q *approval.Queue, timeout time.Duration) {
 	}
 }
 
+// Sharing reports whether an approval queue is attached.
+func (f *Fleet) Sharing() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ib != nil
+}
+
 // Start connects in the background and keeps the fleet running until
 // Close.
 func (f *Fleet) Start() {
