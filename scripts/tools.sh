@@ -7,6 +7,8 @@
 # npm) build the AssemblyScript example and run Extism's JavaScript host,
 # and chromium (Debian package chromium) runs the console's browser test,
 # whose Japanese pages need a Japanese font (fonts-ipafont-gothic).
+# initdb and postgres (postgresql) run the throwaway PostgreSQL clusters of
+# the fleet's tests; no system cluster is made for them.
 # Missing ones are installed with apt-get when this runs as root; otherwise
 # the script says what to install and fails.
 set -euo pipefail
@@ -19,12 +21,17 @@ command -v node >/dev/null 2>&1 || need+=(nodejs)
 command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 { command -v fc-list >/dev/null 2>&1 && fc-list :lang=ja | grep -q .; } || need+=(fonts-ipafont-gothic)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "installing ${need[*]} with apt-get" >&2
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+	if [[ " ${need[*]} " == *" postgresql "* ]] && [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+		mkdir -p /etc/postgresql-common
+		echo "create_main_cluster = false" >/etc/postgresql-common/createcluster.conf
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${need[@]}" >/dev/null
 	exit 0
 fi
 echo "talon's tests need these Debian packages: ${need[*]}" >&2
