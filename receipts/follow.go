@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ListChains returns the chains of a store directory: the ids of its
@@ -50,6 +51,13 @@ type Follower struct {
 	file *os.File
 	off  int64 // offset of the first unread byte of seg
 	buf  []byte
+
+	// segs is the directory's last listing, listed when it was made and
+	// listedMod the directory's modification time then: an idle
+	// follower stats the directory instead of reading it.
+	segs      []segFile
+	listed    time.Time
+	listedMod time.Time
 }
 
 // FollowOptions say where a [Follower] starts. The zero value starts at
@@ -222,11 +230,23 @@ func (f *Follower) open(s segFile) error {
 	return nil
 }
 
+// relist is how long a follower trusts an unchanged directory
+// modification time (a file system's clock may be coarse).
+const relist = time.Second
+
 // laterSegment returns the first segment after the current one, or nil.
 func (f *Follower) laterSegment() (*segFile, error) {
-	segs, err := listSegments(f.dir)
-	if err != nil {
-		return nil, fmt.Errorf("follow receipts: %w", err)
+	segs := f.segs
+	st, err := os.Stat(f.dir)
+	if err != nil || !st.ModTime().Equal(f.listedMod) || time.Since(f.listed) >= relist {
+		// A segment may have been made since the last listing.
+		if segs, err = listSegments(f.dir); err != nil {
+			return nil, fmt.Errorf("follow receipts: %w", err)
+		}
+		f.segs, f.listed = segs, time.Now()
+		if st != nil {
+			f.listedMod = st.ModTime()
+		}
 	}
 	for _, s := range segs {
 		if s.num > f.seg.num {
