@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/exemplar"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -112,6 +113,11 @@ func New(ctx context.Context, o Options) (*Telemetry, error) {
 	}
 	t.reader = sdkmetric.NewManualReader()
 	mopts := []sdkmetric.Option{sdkmetric.WithResource(res), sdkmetric.WithReader(t.reader)}
+	if getenv("OTEL_METRICS_EXEMPLAR_FILTER") == "" {
+		// Exemplars (a sampled span's id kept with a measurement) cost
+		// every call a reservoir update; off unless asked for.
+		mopts = append(mopts, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
+	}
 	if exporting(getenv, "METRICS", t.log) {
 		exp, err := otlpmetrichttp.New(ctx)
 		if err != nil {
