@@ -54,6 +54,8 @@ const (
 	srcIssue7 = "issue 7 (WASM plugins)"
 	// srcIssue17 is the shell's background work and terminals.
 	srcIssue17 = "issue 17 (the shell's workdir, background and pty)"
+	// srcIssue22 is the fleet: PostgreSQL and OpenTelemetry.
+	srcIssue22 = "issue 22 (the fleet in PostgreSQL, telemetry in OpenTelemetry)"
 )
 
 func bref(pkg, name string) benchKey { return benchKey{Pkg: pkg, Name: name} }
@@ -186,6 +188,26 @@ var benchRows = []benchRow{
 		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=8"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=8")},
 	{Title: "time per durable receipt against raw append+fsync, 64 callers", Kind: benchRatio,
 		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=64"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=64")},
+
+	// The fleet: receipts shipped to PostgreSQL (a throwaway cluster on
+	// this machine that flushes its WAL at every commit), spans and
+	// metrics over OTLP.
+	{Title: "fleet shipping from 4 processes into PostgreSQL (COPY)", Kind: benchAbsolute,
+		Num: bref("fleet", "BenchmarkShip"), Unit: "receipts/s", Min: 50000, Source: srcBudget},
+	{Title: "fleet shipping lag at 10,000 receipts/s from 4 hosts, p99", Kind: benchAbsolute,
+		Num: bref("fleet", "BenchmarkShipLag"), Unit: "p99-ms", Max: 1000, Source: srcBudget},
+	{Title: "fleet shipping lag at 10,000 receipts/s from 4 hosts, p50", Kind: benchAbsolute,
+		Num: bref("fleet", "BenchmarkShipLag"), Unit: "p50-ms"},
+	{Title: "call with the fleet and telemetry on against off, durable receipts, interleaved", Kind: benchReported,
+		Num: bref("fleet", "BenchmarkCallOverhead/receipts"), Unit: "on/off", Max: 1.05, Source: srcBudget},
+	{Title: "call with the fleet alone on against off, durable receipts, interleaved", Kind: benchReported,
+		Num: bref("fleet", "BenchmarkCallOverhead/receipts/fleet-only"), Unit: "on/off"},
+	{Title: "call with telemetry alone on against off, durable receipts, interleaved", Kind: benchReported,
+		Num: bref("fleet", "BenchmarkCallOverhead/receipts/telemetry-only"), Unit: "on/off"},
+	{Title: "call with telemetry on against off, receipts off, interleaved", Kind: benchReported,
+		Num: bref("fleet", "BenchmarkCallOverhead/noreceipts"), Unit: "on/off"},
+	{Title: "approval answered from another host, answer to the waiting call, p50", Kind: benchAbsolute,
+		Num: bref("fleet", "BenchmarkApprovalRoundTrip"), Unit: "p50-ms", Max: 100, Source: srcIssue22},
 
 	// MCP serving: talon serve (durable receipts, the default) against
 	// mcp-go's and the go-sdk's minimal servers, one load generator, the
