@@ -66,14 +66,17 @@ func (s *Set) warnf(format string, a ...any) {
 // entry with enabled = false is skipped, and past max_plugins the rest are
 // left out with a warning. Each candidate must pass, in order: plugin.toml
 // parses and its name is the directory's; the entry is inside the
-// directory and matches sha256; the signature is acceptable under
+// directory and matches sha256 (hashed once, then remembered while the
+// file stays the same; see [entryCache]); the signature is acceptable under
 // signature_mode; the operator trusted this exact plugin.toml; its grants
 // resolve; its [limits] are within the [plugins] ceilings (max_memory_mb,
 // max_timeout_ms, max_instances, max_output_bytes); this binary has a
 // host for its kind; the host loads it. Limits the manifest leaves out are
 // handed to the host as their defaults, lowered to the ceilings.
 // enforce_deadline = false is honoured only for a plugin signed with a
-// trusted key.
+// trusted key. Hosts list a plugin's tools from their caches where they
+// can and compile or start its code on its first call, so plugins cost
+// next to nothing until they are used.
 //
 // A plugin that fails any step is skipped with a warning; the others load.
 // A tool keeps the name it describes, or the alias the operator gives it
@@ -98,7 +101,7 @@ func Load(ctx context.Context, opts Options) (*Set, error) {
 			}
 			return nil, err
 		}
-		p, err := start(ctx, r, opts, set)
+		p, err := start(ctx, r, opts, set, false)
 		if err != nil {
 			set.warnf("plugin %s skipped: %v", r.Name, err)
 			continue
@@ -141,9 +144,10 @@ func check(opts Options, set *Set) []*Report {
 		}
 	}
 	dir := Dir(cfg, opts.DataDir)
+	entries := newEntryCache(opts.DataDir)
 	var out []*Report
 	for _, name := range candidates(cfg, dir, set) {
-		r, err := checkOne(filepath.Join(dir, name), name, opts, trust, set)
+		r, err := checkOne(filepath.Join(dir, name), name, opts, trust, entries, set)
 		if err != nil {
 			set.warnf("plugin %s skipped: %v", name, err)
 			continue
@@ -159,7 +163,8 @@ func check(opts Options, set *Set) []*Report {
 // values from the operator's entry, if any), an entry whose sha256 differs
 // loads with a warning (the developer just rebuilt it), and the signature
 // is not checked. [plugins] enabled is not consulted; its ceilings are: a
-// manifest over one is refused.
+// manifest over one is refused. The host compiles and checks the plugin's
+// code and asks it for its tools even when they are cached ([Env.Verify]).
 //
 // # Errors
 //
@@ -170,7 +175,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := inspect(dir, opts, nil, true)
+	r, err := inspect(dir, opts, nil, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +191,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Set, error) {
 	if r.LimitsErr != nil {
 		return nil, r.LimitsErr
 	}
-	p, err := start(ctx, r, opts, set)
+	p, err := start(ctx, r, opts, set, true)
 	if err != nil {
 		return nil, err
 	}
@@ -259,8 +264,8 @@ func candidates(cfg *config.Config, dir string, set *Set) []string {
 
 // checkOne inspects the plugin in dir, expected to be called name, and
 // returns its report when the loader may start it.
-func checkOne(dir, name string, opts Options, trust *manifest.Trust, set *Set) (*Report, error) {
-	r, err := inspect(dir, opts, trust, false)
+func checkOne(dir, name string, opts Options, trust *manifest.Trust, entries *entryCache, set *Set) (*Report, error) {
+	r, err := inspect(dir, opts, trust, false, entries)
 	if err != nil {
 		return nil, err
 	}
@@ -280,8 +285,8 @@ func checkOne(dir, name string, opts Options, trust *manifest.Trust, set *Set) (
 	return r, nil
 }
 
-// start hands a checked plugin to its host.
-func start(ctx context.Context, r *Report, opts Options, set *Set) (*plugin, error) {
+// start hands a checked plugin to its host; verify is [Env.Verify].
+func start(ctx context.Context, r *Report, opts Options, set *Set, verify bool) (*plugin, error) {
 	host, ok := LookupHost(r.Manifest.Kind)
 	if !ok {
 		return nil, missingHost(r.Name, r.Manifest.Kind)
@@ -304,7 +309,7 @@ func start(ctx context.Context, r *Report, opts Options, set *Set) (*plugin, err
 		return nil, fmt.Errorf("plugin %s has no usable entry", r.Name)
 	}
 	env := Env{Workspace: opts.Workspace, DataDir: opts.DataDir, Protected: risk.ProtectedPaths(cfg, opts.DataDir, nil),
-		Logger: opts.Logger.With().Str("attribution", r.Attribution()).Logger()}
+		Logger: opts.Logger.With().Str("attribution", r.Attribution()).Logger(), Verify: verify}
 	l, err := host.Load(ctx, p, env)
 	if err != nil {
 		return nil, err

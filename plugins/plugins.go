@@ -21,10 +21,14 @@ import (
 
 // Host runs the plugins of one kind.
 type Host interface {
-	// Load prepares a plugin whose manifest, hash, signature and consent
-	// were already checked: the WASM host compiles the module (through the
-	// on-disk cache) and asks it to describe its tools. Load never runs a
-	// tool. An error names the plugin.
+	// Load prepares a plugin whose manifest, signature and consent were
+	// already checked. It lists the plugin's tools, from a cache keyed by
+	// the manifest's hash when the plugin described them before, and
+	// otherwise by asking the plugin; code is compiled, instantiated or
+	// started only for that, or on the first call. Before any code of the
+	// plugin runs, the host checks the bytes it runs against the
+	// manifest's sha256. Load never runs a tool. An error names the
+	// plugin.
 	Load(ctx context.Context, p *manifest.Plugin, env Env) (Loaded, error)
 }
 
@@ -42,6 +46,10 @@ type Env struct {
 	Protected workspace.Protected
 	// Logger carries the plugin's attribution ("wasm.<name>").
 	Logger zerolog.Logger
+	// Verify makes the host compile and check the plugin's code and ask
+	// it for its tools even when it has them cached: for install, inspect
+	// and test, which answer whether the plugin works.
+	Verify bool
 }
 
 // Loaded is one plugin a host has prepared.

@@ -179,7 +179,7 @@ func Inspect(dir string, opts Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	return inspect(dir, opts, trust, false)
+	return inspect(dir, opts, trust, false, nil)
 }
 
 // consent looks a plugin up in trust; a nil store has no records.
@@ -191,8 +191,9 @@ func consent(trust *manifest.Trust, name string) (manifest.Record, bool) {
 }
 
 // inspect builds a report; forTest grants everything requested instead of
-// looking up the operator's entry.
-func inspect(dir string, opts Options, trust *manifest.Trust, forTest bool) (*Report, error) {
+// looking up the operator's entry. entries, when not nil, spares the hash
+// of an entry whose digest it remembers (see [entryCache]).
+func inspect(dir string, opts Options, trust *manifest.Trust, forTest bool, entries *entryCache) (*Report, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = config.Default()
@@ -202,7 +203,7 @@ func inspect(dir string, opts Options, trust *manifest.Trust, forTest bool) (*Re
 		return nil, err
 	}
 	r := &Report{Name: m.Name, Dir: dir, Manifest: m, Hash: manifest.HashBytes(data), Consent: ConsentNone}
-	r.EntryPath, r.EntryErr = manifest.CheckEntry(dir, m)
+	r.EntryPath, r.EntryErr = entries.check(dir, m)
 	mode := cfg.Plugins.Security.SignatureModeName()
 	r.Signature = manifest.Verify(m, data, cfg.Plugins.Security.TrustedPublisherKeys)
 	r.SignatureErr = manifest.CheckSignature(mode, r.Signature)

@@ -78,6 +78,8 @@ type fixture struct {
 	// hash the loader would pass.
 	dataDir string
 	hash    string
+	// sum is plugin.toml's sha256 of the module ("" checks nothing).
+	sum string
 }
 
 // watModule assembles testdata/wat/<name>.wat.
@@ -96,7 +98,7 @@ func load(t testing.TB, h *Host, f fixture) (plugins.Loaded, *syncBuffer, error)
 	p := &manifest.Plugin{
 		Manifest: manifest.Manifest{
 			Name: f.name, Version: "0.0.1", ABIVersion: manifest.ExtismVersion, Kind: manifest.KindExtism,
-			Entry: filepath.Base(f.wasm), Limits: f.limits, Tools: f.tools,
+			Entry: filepath.Base(f.wasm), SHA256: f.sum, Limits: f.limits, Tools: f.tools,
 			Permissions: manifest.Permissions{ConfigRead: f.read},
 		},
 		Dir:       filepath.Dir(f.wasm),

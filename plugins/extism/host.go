@@ -159,11 +159,16 @@ func (h *Host) cache(dataDir string) (wazero.CompilationCache, error) {
 	return c, nil
 }
 
-// Load checks the plugin's module, compiles it (through the compilation
-// cache) and lists its tools: [[tools]] from the manifest, or a servlet's
-// describe, read from the describe cache when the same module, manifest
-// and granted config were described before, else asked of a first
-// instance under Options.DescribeTimeout and cached.
+// Load lists the plugin's tools without reading its module when it can:
+// from the cache under <DataDir>/cache/extism-describe, which holds, for
+// the same module (by the sha256 plugin.toml pins), manifest and granted
+// config, that the module passed the checks below and, for a servlet, its
+// describe. The module is then read, checked and compiled on the plugin's
+// first call. Otherwise, or with Env.Verify, Load checks the module's
+// imports and exports, compiles it (through the compilation cache), lists
+// its tools ([[tools]] from the manifest, or a servlet's describe, asked
+// of a first instance under Options.DescribeTimeout and then closed: a
+// pool starts empty) and caches the outcome.
 //
 // # Errors
 //
@@ -184,32 +189,6 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		// The SDK would then send the guest's stdout to talon's, which a
 		// stdio MCP session owns.
 		return nil, errors.New("EXTISM_ENABLE_WASI_OUTPUT is set, which would send plugin output to talon's own stdout: unset it; talon logs plugin output with its attribution")
-	}
-	bin, err := os.ReadFile(p.EntryPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the module: %w", err)
-	}
-	if want := strings.ToLower(p.Manifest.SHA256); want != "" {
-		sum := sha256.Sum256(bin)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			return nil, fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
-		}
-	}
-	info, err := readModule(bin)
-	if err != nil {
-		return nil, err
-	}
-	needs, err := checkImports(info)
-	if err != nil {
-		return nil, err
-	}
-	servlet, err := checkExports(info, &p.Manifest)
-	if err != nil {
-		return nil, err
-	}
-	code, _, err := redirect(bin, EnvModule, talonModule, ownedFunctions)
-	if err != nil {
-		return nil, err
 	}
 	limits := p.Manifest.Limits
 	enforce := limits.DeadlineEnforced() || p.Signature != manifest.SignedTrusted
@@ -238,6 +217,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		attr:      attr,
 		name:      p.Manifest.Name,
 		log:       env.Logger,
+		module:    module{path: p.EntryPath, sha256: strings.ToLower(p.Manifest.SHA256), cache: cache, declared: p.Manifest.Tools},
 		limits:    limits,
 		enforce:   enforce,
 		maxOutput: limits.OutputBytes(),
@@ -246,43 +226,175 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		workspace: ws,
 		guard:     guard,
 		maxCalls:  h.opts.MaxCalls,
-		needs:     needs,
-		servlet:   servlet,
 	}
 	if pl.mounts, err = mountsFor(p.Grants, ws); err != nil {
 		return nil, err
 	}
 	pl.protected = protectedFor(env)
-	pages := uint32(limits.MemoryMB()) * 16
+	pl.pool = newPool(limits.Instances(), h.opts.IdleTimeout, pl.newInstance)
+	sum := pl.module.sha256
+	if sum == "" {
+		// Only a plugin without a manifest digest (a test fixture) is read
+		// to name its cache entry.
+		bin, err := os.ReadFile(p.EntryPath)
+		if err != nil {
+			return nil, fmt.Errorf("read the module: %w", err)
+		}
+		d := sha256.Sum256(bin)
+		sum = hex.EncodeToString(d[:])
+	}
+	file := recordFile(env.DataDir, describeKey(p, sum))
+	if !env.Verify {
+		if rec, ok := pl.readRecord(file); ok && pl.setTools(rec) == nil {
+			pl.log.Debug().Str("attribution", attr.String()).Int("tools", len(pl.tools)).Bool("servlet", pl.servlet).Msg("extism plugin loaded from its cached description")
+			return pl, nil
+		}
+		pl.tools = nil
+	}
+	rec, err := pl.check(ctx, h.opts.DescribeTimeout)
+	if err == nil {
+		err = pl.setTools(rec)
+	}
+	if err != nil {
+		pl.close(ctx)
+		return nil, err
+	}
+	pl.writeRecord(file, rec)
+	pl.log.Debug().Str("attribution", attr.String()).Int("tools", len(pl.tools)).Bool("servlet", pl.servlet).Msg("extism plugin loaded")
+	return pl, nil
+}
+
+// module is where a plugin's code comes from, read, checked and compiled
+// on first use; declared are plugin.toml's [[tools]].
+type module struct {
+	path     string
+	sha256   string // plugin.toml's sha256, lowercase; "" checks nothing (tests)
+	cache    wazero.CompilationCache
+	declared []manifest.Tool
+}
+
+// check compiles the module (see prepare) and, for a servlet, asks it to
+// describe its tools: what the record of a load holds.
+func (p *plugin) check(ctx context.Context, deadline time.Duration) (loadRecord, error) {
+	servlet, err := p.prepare(ctx)
+	if err != nil {
+		return loadRecord{}, err
+	}
+	p.servlet = servlet
+	rec := loadRecord{Version: recordVersion, Servlet: servlet}
+	if servlet {
+		if rec.Describe, err = p.describe(ctx, deadline); err != nil {
+			return loadRecord{}, err
+		}
+	}
+	return rec, nil
+}
+
+// prepare reads, checks and compiles the module, once: the imports and
+// exports must be ones this host serves, and the kernel imports talon
+// answers are redirected to its own functions before the SDK compiles it
+// through the compilation cache, which every plugin of the data directory
+// shares. Meanwhile another goroutine checks the bytes against
+// plugin.toml's sha256, so that the check costs no time where a processor
+// is free; nothing of the module runs before the digest matched, so what
+// runs is exactly what the operator trusted, whatever happened to the file
+// since talon started. It reports whether the module is a servlet. A
+// failure is remembered, and every later call fails the same way, unless
+// the file could not be read at all.
+func (p *plugin) prepare(ctx context.Context) (servlet bool, err error) {
+	p.prepMu.Lock()
+	defer p.prepMu.Unlock()
+	if p.compiled != nil || p.prepErr != nil {
+		return p.isServlet, p.prepErr
+	}
+	bin, err := os.ReadFile(p.module.path)
+	if err != nil {
+		return false, fmt.Errorf("read the module: %w", err)
+	}
+	// The digest is checked on another goroutine while the module is
+	// read and compiled, and before anything of it runs.
+	digest := checkDigest(bin, p.module.sha256)
+	ctx = context.WithoutCancel(ctx)
+	servlet, err = p.compile(ctx, bin)
+	if derr := <-digest; derr != nil {
+		err = derr
+	}
+	if err != nil {
+		if p.compiled != nil {
+			_ = p.compiled.Close(ctx)
+			p.compiled = nil
+		}
+		p.prepErr = err
+		return false, err
+	}
+	p.isServlet = servlet
+	return servlet, nil
+}
+
+// checkDigest hashes bin on a goroutine of its own and sends nil when its
+// sha256 is want (or want is ""), else an error that says to reinstall.
+func checkDigest(bin []byte, want string) <-chan error {
+	done := make(chan error, 1)
+	if want == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		sum := sha256.Sum256(bin)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			done <- fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
+			return
+		}
+		done <- nil
+	}()
+	return done
+}
+
+// compile checks the module's imports and exports, redirects the kernel
+// imports talon answers and compiles it; it reports whether the module is
+// a servlet.
+func (p *plugin) compile(ctx context.Context, bin []byte) (bool, error) {
+	info, err := readModule(bin)
+	if err != nil {
+		return false, err
+	}
+	needs, err := checkImports(info)
+	if err != nil {
+		return false, err
+	}
+	servlet, err := checkExports(info, p.module.declared)
+	if err != nil {
+		return false, err
+	}
+	code, _, err := redirect(bin, EnvModule, talonModule, ownedFunctions)
+	if err != nil {
+		return false, err
+	}
+	pages := uint32(p.limits.MemoryMB()) * 16
 	if pages > 65536 {
 		pages = 65536
 	}
 	rc := wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).
+		WithCompilationCache(p.module.cache).
 		WithMemoryLimitPages(pages).
-		WithCloseOnContextDone(enforce)
-	// Compiling happens here, at load, never on a call; on a cache miss it
-	// uses every CPU.
-	cctx := experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0))
-	pl.compiled, err = sdk.NewCompiledPlugin(cctx, sdk.Manifest{
+		WithCloseOnContextDone(p.enforce)
+	p.needs = needs
+	// On a cache miss compiling uses every CPU.
+	compiled, err := sdk.NewCompiledPlugin(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), sdk.Manifest{
 		Wasm: []sdk.Wasm{sdk.WasmData{Data: code, Name: "main"}},
-	}, sdk.PluginConfig{RuntimeConfig: rc, EnableWasi: needs.wasi}, pl.hostFunctions())
+	}, sdk.PluginConfig{RuntimeConfig: rc, EnableWasi: needs.wasi}, p.hostFunctions())
 	if err != nil {
-		return nil, fmt.Errorf("compile the module: %w", err)
+		return false, fmt.Errorf("compile the module: %w", err)
 	}
-	pl.pool = newPool(limits.Instances(), h.opts.IdleTimeout, pl.newInstance)
-	if servlet {
-		err = pl.describedTools(ctx, describeKey(p, bin), env.DataDir, h.opts.DescribeTimeout, p.Manifest.Tools)
-	} else {
-		err = pl.manifestTools(p.Manifest.Tools)
-	}
-	if err != nil {
-		pl.pool.close()
-		_ = pl.compiled.Close(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	pl.log.Debug().Str("attribution", attr.String()).Int("tools", len(pl.tools)).Bool("servlet", servlet).Msg("extism plugin loaded")
-	return pl, nil
+	p.compiled = compiled
+	return servlet, nil
+}
+
+// isCompiled reports whether the module was compiled (logs, tests).
+func (p *plugin) isCompiled() bool {
+	p.prepMu.Lock()
+	defer p.prepMu.Unlock()
+	return p.compiled != nil
 }
 
 // needs records what a module imports, so that WASI, a real clock and a
@@ -381,7 +493,7 @@ func checkImports(info *moduleInfo) (needs, error) {
 // checkExports decides how the module's tools are found: servlet reports
 // a module exporting describe and call; otherwise every [[tools]] table
 // must name an export of type [] -> [i32] (or [] -> []).
-func checkExports(info *moduleInfo, m *manifest.Manifest) (servlet bool, err error) {
+func checkExports(info *moduleInfo, declared []manifest.Tool) (servlet bool, err error) {
 	callable := func(name string) error {
 		t, ok := info.exports[name]
 		if !ok {
@@ -400,14 +512,14 @@ func checkExports(info *moduleInfo, m *manifest.Manifest) (servlet bool, err err
 				return false, fmt.Errorf("%w: %v", ErrNoTools, err)
 			}
 		}
-		for _, t := range m.Tools {
+		for _, t := range declared {
 			if t.Export != "" {
 				return false, fmt.Errorf("%w: the module is an MCP servlet (it exports describe and call), so [[tools]] %q may set its tier or description but not an export", ErrNoTools, t.Name)
 			}
 		}
 		return true, nil
 	}
-	if len(m.Tools) == 0 {
+	if len(declared) == 0 {
 		var exports []string
 		for name := range info.exports {
 			exports = append(exports, name)
@@ -416,7 +528,7 @@ func checkExports(info *moduleInfo, m *manifest.Manifest) (servlet bool, err err
 		return false, fmt.Errorf("%w: the module exports neither describe and call (an MCP servlet) nor does plugin.toml map its exports with [[tools]]; its exports are %s: add a [[tools]] table for each export that is a tool (see plugins/MANIFEST.md)",
 			ErrNoTools, strings.Join(exports, ", "))
 	}
-	for _, t := range m.Tools {
+	for _, t := range declared {
 		if t.Export == "" {
 			return false, fmt.Errorf("%w: [[tools]] %q has no export, and the module is not a servlet (it does not export describe and call): name the export that runs the tool", ErrNoTools, t.Name)
 		}

@@ -21,13 +21,13 @@ import (
 	"github.com/talonhq/talon/workspace"
 )
 
-// plugin is one loaded Extism plugin: its compiled module, grants and
-// pool of instances.
+// plugin is one loaded Extism plugin: its module, grants and pool of
+// instances, and once compiled (see prepare) its compiled form.
 type plugin struct {
 	attr      tool.Attribution
 	name      string
 	log       zerolog.Logger
-	compiled  *sdk.CompiledPlugin
+	module    module
 	limits    manifest.Limits
 	enforce   bool
 	maxOutput int
@@ -36,12 +36,19 @@ type plugin struct {
 	workspace string
 	guard     *netguard.Guard
 	maxCalls  int
-	needs     needs
+	// servlet is set at load, from the module or the cached record of it.
 	servlet   bool
 	mounts    []mount
 	protected workspace.Protected
 	pool      *pool
 	tools     []tool.Tool
+
+	// Set once by prepare, under prepMu; read by instances after it.
+	prepMu    sync.Mutex
+	prepErr   error
+	compiled  *sdk.CompiledPlugin
+	needs     needs
+	isServlet bool
 
 	closeOnce sync.Once
 }
@@ -54,15 +61,24 @@ func (p *plugin) Tools() []tool.Tool { return append([]tool.Tool(nil), p.tools..
 // Close implements plugins.Loaded: idle instances are closed now, the
 // compiled module once the last call in flight returns.
 func (p *plugin) Close(ctx context.Context) error {
+	p.close(ctx)
+	return nil
+}
+
+func (p *plugin) close(ctx context.Context) {
 	p.closeOnce.Do(func() {
 		p.pool.shutdown(ctx, func() {
-			if err := p.compiled.Close(context.WithoutCancel(ctx)); err != nil {
-				p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("close the extism plugin")
+			p.prepMu.Lock()
+			compiled := p.compiled
+			p.prepMu.Unlock()
+			if compiled != nil {
+				if err := compiled.Close(context.WithoutCancel(ctx)); err != nil {
+					p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("close the extism plugin")
+				}
 			}
 			p.guard.CloseIdleConnections()
 		})
 	})
-	return nil
 }
 
 // instance is one instantiated plugin. It serves one call at a time.
@@ -77,10 +93,18 @@ type instance struct {
 	headers map[string]string
 }
 
-// newInstance instantiates the compiled module. The guest's own start-up
-// (a WASI reactor's _initialize) runs on its first call, under that
-// call's deadline, as in every Extism host.
+// newInstance instantiates the compiled module, compiling it first when
+// this is the plugin's first instance. The guest's own start-up (a WASI
+// reactor's _initialize) runs on its first call, under that call's
+// deadline, as in every Extism host.
 func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
+	servlet, err := p.prepare(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if servlet != p.servlet {
+		return nil, fmt.Errorf("%w: the module is no longer what its cached description says (a servlet: %v); run talon plugins verify %s", ErrNoTools, servlet, p.name)
+	}
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
 	w := newLogWriter(p.log, p.attr.String())
@@ -305,6 +329,7 @@ func (t *extTool) execute(ctx context.Context, args json.RawMessage, forbidden [
 
 // manifestTools makes the tools of a module mapped by [[tools]].
 func (p *plugin) manifestTools(defs []manifest.Tool) error {
+	p.tools = p.tools[:0]
 	for _, d := range defs {
 		schema, err := manifest.ToolSchema(d)
 		if err != nil {

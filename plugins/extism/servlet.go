@@ -208,49 +208,87 @@ func strictJSON(b []byte, v any) error {
 
 // describeCacheVersion changes when what the cache holds, or what a
 // description depends on, changes.
-const describeCacheVersion = "talon-extism-describe-v1"
+const describeCacheVersion = "talon-extism-describe-v2"
 
-// describeKey names a plugin's entry in the describe cache: the module's
-// bytes, the manifest (its hash), the plugin's name and the granted config
+// recordVersion is the version of a [loadRecord].
+const recordVersion = 2
+
+// loadRecord is what a load learned from a module, kept so that later
+// loads need not read it: it passed the checks, whether it is a servlet,
+// and a servlet's describe document.
+type loadRecord struct {
+	Version  int             `json:"version"`
+	Servlet  bool            `json:"servlet"`
+	Describe json.RawMessage `json:"describe,omitempty"`
+}
+
+// describeKey names a plugin's entry in the describe cache: the module (by
+// its sha256, which the host checks against the bytes before it compiles
+// them), the manifest (its hash), the plugin's name and the granted config
 // values, which describe may read.
-func describeKey(p *manifest.Plugin, module []byte) string {
+func describeKey(p *manifest.Plugin, moduleSum string) string {
 	cfg := []byte("{}")
 	if len(p.Grants.Config) > 0 {
 		cfg, _ = json.Marshal(p.Grants.Config) // map keys are sorted
 	}
-	mod := sha256.Sum256(module)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%x\x00%s\x00", describeCacheVersion, manifest.ExtismVersion, p.Manifest.Name, mod, p.Hash)
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%s\x00", describeCacheVersion, manifest.ExtismVersion, p.Manifest.Name, moduleSum, p.Hash)
 	h.Write(cfg)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// describedTools sets a servlet's tools: from the describe cache when it
-// holds them, so that no guest code runs, or by calling describe under the
-// describe deadline and caching the answer. [[tools]] tables set the tier
-// or description of the tools they name.
-func (p *plugin) describedTools(ctx context.Context, key, dataDir string, deadline time.Duration, annotations []manifest.Tool) error {
-	file := ""
-	if dataDir != "" {
-		file = filepath.Join(dataDir, "cache", "extism-describe", key+".json")
+// recordFile is the cache file for key, "" without a data directory.
+func recordFile(dataDir, key string) string {
+	if dataDir == "" {
+		return ""
 	}
-	var doc []byte
-	if file != "" {
-		if b, err := os.ReadFile(file); err == nil {
-			if _, err := DecodeDescribe(b); err == nil {
-				doc = b
-			} else {
-				p.log.Warn().Str("attribution", p.attr.String()).Str("file", file).Msg("ignoring an unreadable describe cache; describing the plugin again")
-			}
-		}
+	return filepath.Join(dataDir, "cache", "extism-describe", key+".json")
+}
+
+// readRecord reads a load's record; one that does not decode is ignored
+// with a warning.
+func (p *plugin) readRecord(file string) (loadRecord, bool) {
+	var rec loadRecord
+	if file == "" {
+		return rec, false
 	}
-	cached := doc != nil
-	if !cached {
-		var err error
-		if doc, err = p.describe(ctx, deadline); err != nil {
-			return err
-		}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return rec, false
 	}
+	if err := json.Unmarshal(b, &rec); err != nil || rec.Version != recordVersion || (rec.Servlet && len(rec.Describe) == 0) {
+		p.log.Warn().Str("attribution", p.attr.String()).Str("file", file).Msg("ignoring an unreadable describe cache; describing the plugin again")
+		return loadRecord{}, false
+	}
+	return rec, true
+}
+
+func (p *plugin) writeRecord(file string, rec loadRecord) {
+	if file == "" {
+		return
+	}
+	b, err := json.Marshal(rec)
+	if err == nil {
+		err = writeFileAtomic(file, b)
+	}
+	if err != nil {
+		p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("could not cache the plugin's description")
+	}
+}
+
+// setTools makes the plugin's tools from a load's record: a servlet's
+// described tools, or the [[tools]] of plugin.toml.
+func (p *plugin) setTools(rec loadRecord) error {
+	p.servlet = rec.Servlet
+	if rec.Servlet {
+		return p.describedTools(rec.Describe, p.module.declared)
+	}
+	return p.manifestTools(p.module.declared)
+}
+
+// describedTools sets a servlet's tools from its describe document.
+// [[tools]] tables set the tier or description of the tools they name.
+func (p *plugin) describedTools(doc []byte, annotations []manifest.Tool) error {
 	specs, err := DecodeDescribe(doc)
 	if err != nil {
 		return err
@@ -278,20 +316,16 @@ func (p *plugin) describedTools(ctx context.Context, key, dataDir string, deadli
 			}
 		}
 	}
+	p.tools = p.tools[:0]
 	for _, s := range specs {
 		p.tools = append(p.tools, p.newTool(s, ""))
-	}
-	if file != "" && !cached {
-		if err := writeFileAtomic(file, doc); err != nil {
-			p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("could not cache the plugin's description")
-		}
 	}
 	return nil
 }
 
 // describe calls the servlet's describe export on a first instance within
 // the describe deadline (or the plugin's timeout, when shorter). The
-// instance then joins the pool.
+// instance is then closed: a plugin's pool starts empty.
 func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, error) {
 	deadline = min(deadline, p.limits.Timeout())
 	dctx, cancel := context.WithTimeout(ctx, deadline)
@@ -313,7 +347,7 @@ func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, 
 	if err == nil {
 		_, err = DecodeDescribe(res.out)
 	}
-	p.pool.release(dctx, inst, err == nil)
+	p.pool.release(dctx, inst, false)
 	if err != nil {
 		return nil, p.describeError(ctx, dctx, deadline, err)
 	}

@@ -51,34 +51,59 @@ func HashFile(path string) (string, error) {
 // [ErrHashMismatch] and still returns the path, so a developer tool can
 // choose to go on.
 func CheckEntry(dir string, m *Manifest) (string, error) {
+	p, _, err := ResolveEntry(dir, m)
+	if err != nil {
+		return "", err
+	}
+	return p, CheckDigest(dir, p, m)
+}
+
+// ResolveEntry is [CheckEntry] without the digest: it resolves m.Entry
+// inside dir and returns the path and what stat says of it.
+//
+// # Errors
+//
+// An entry outside dir wraps [ErrEntryOutside]; one that is missing or not
+// a regular file is an error that says so.
+func ResolveEntry(dir string, m *Manifest) (string, os.FileInfo, error) {
 	root, err := resolveDir(dir)
 	if err != nil {
-		return "", fmt.Errorf("plugin directory: %w", err)
+		return "", nil, fmt.Errorf("plugin directory: %w", err)
 	}
 	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(m.Entry)))
 	if err != nil {
-		return "", fmt.Errorf("entry %q of plugin %s: %w; reinstall the plugin", m.Entry, m.Name, err)
+		return "", nil, fmt.Errorf("entry %q of plugin %s: %w; reinstall the plugin", m.Entry, m.Name, err)
 	}
 	if !within(root, p) {
-		return "", fmt.Errorf("%w: entry %q of plugin %s resolves to %s; keep the entry inside %s",
+		return "", nil, fmt.Errorf("%w: entry %q of plugin %s resolves to %s; keep the entry inside %s",
 			ErrEntryOutside, m.Entry, m.Name, p, root)
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
-		return "", fmt.Errorf("entry %q of plugin %s: %w", m.Entry, m.Name, err)
+		return "", nil, fmt.Errorf("entry %q of plugin %s: %w", m.Entry, m.Name, err)
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("entry %q of plugin %s is not a regular file; point entry at the module or binary", m.Entry, m.Name)
+		return "", nil, fmt.Errorf("entry %q of plugin %s is not a regular file; point entry at the module or binary", m.Entry, m.Name)
 	}
-	got, err := HashFile(p)
+	return p, fi, nil
+}
+
+// CheckDigest hashes the entry at path (resolved by [ResolveEntry] from
+// plugin directory dir) and compares it with m.SHA256.
+//
+// # Errors
+//
+// A digest that differs wraps [ErrHashMismatch].
+func CheckDigest(dir, path string, m *Manifest) error {
+	got, err := HashFile(path)
 	if err != nil {
-		return "", fmt.Errorf("hash entry of plugin %s: %w", m.Name, err)
+		return fmt.Errorf("hash entry of plugin %s: %w", m.Name, err)
 	}
 	if got != m.SHA256 {
-		return p, fmt.Errorf("%w: plugin %s: %s has sha256 %s, the manifest expects %s; rebuild or reinstall the plugin, or, if you changed it yourself, run talon plugins sign %s",
+		return fmt.Errorf("%w: plugin %s: %s has sha256 %s, the manifest expects %s; rebuild or reinstall the plugin, or, if you changed it yourself, run talon plugins sign %s",
 			ErrHashMismatch, m.Name, m.Entry, got, m.SHA256, dir)
 	}
-	return p, nil
+	return nil
 }
 
 // resolveDir returns dir absolute, cleaned, with symbolic links resolved.

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	goruntime "runtime"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins"
@@ -26,8 +30,20 @@ import (
 //     itself, raw calls in both; BenchmarkWASMDeadlineWAT/off vs /on, the
 //     same for a guest without loops.
 //   - BenchmarkWASMColdLoad/compile vs /cached: Host.Load of a Go plugin
-//     with an empty and a warm on-disk compilation cache (target < 50 ms);
-//     /memory, a second load by the same Host (a reload in one process).
+//     that compiles and describes it (Env.Verify, as install does) with an
+//     empty and a warm on-disk compilation cache (target < 50 ms);
+//     /memory, a second load by the same Host (a reload in one process);
+//     /lazy, the load of every start, whose description is cached: nothing
+//     is compiled.
+//   - BenchmarkWASMFirstCall: a plugin's first call after a start (the
+//     lazy load, then a call that compiles the module from the warm
+//     compilation cache and starts an instance) against reading the same
+//     module and compiling it from that cache alone, taking turns, each
+//     after a garbage collection; overhead-ns/op is the difference
+//     (target ≤ 5 ms). instantiate-ns/op is what starting an instance of
+//     the compiled module costs by itself (host functions, WASI, the
+//     guest's _initialize), which any first call pays; talon-ns/op is what
+//     is left of the overhead without it.
 //   - BenchmarkWASMAcquire/new vs /warm: a fresh instance against one from
 //     the pool.
 //   - BenchmarkWASMInstanceMemory/wat vs /go: bytes per warm instance
@@ -48,7 +64,11 @@ func benchPlugin(b *testing.B, name string, limits manifest.Limits, sig manifest
 	if err != nil {
 		b.Fatal(err)
 	}
-	return l.(*plugin)
+	p := l.(*plugin)
+	if err := p.prepare(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
 
 // rawCaller calls talon_call on its own instance of p's compiled module,
@@ -179,8 +199,9 @@ func benchDeadline(b *testing.B, guest string) {
 func BenchmarkWASMColdLoad(b *testing.B) {
 	wasm := goPlugin(b, "testdata/bench-echo")
 	mp := &manifest.Plugin{Manifest: manifest.Manifest{Name: "bench", Kind: manifest.KindWASM}, EntryPath: wasm}
+	verify := true
 	loadWith := func(b *testing.B, h *Host, dataDir string) {
-		l, err := h.Load(context.Background(), mp, plugins.Env{DataDir: dataDir, Logger: zerolog.Nop()})
+		l, err := h.Load(context.Background(), mp, plugins.Env{DataDir: dataDir, Logger: zerolog.Nop(), Verify: verify})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -212,6 +233,94 @@ func BenchmarkWASMColdLoad(b *testing.B) {
 			loadWith(b, h, dir) // the same Host: compiled code stays in memory
 		})
 	})
+	b.Run("lazy", func(b *testing.B) {
+		dir := b.TempDir()
+		loadOnce(b, dir) // describes, and caches the description
+		verify = false
+		defer func() { verify = true }()
+		mp.Manifest.SHA256 = fileSum(b, wasm)
+		defer func() { mp.Manifest.SHA256 = "" }()
+		loadOnce(b, dir) // the description under the manifest's digest
+		reportCPU(b, func() { loadOnce(b, dir) })
+	})
+}
+
+func BenchmarkWASMFirstCall(b *testing.B) {
+	wasm := goPlugin(b, "testdata/bench-echo")
+	ctx := context.Background()
+	dir := b.TempDir()
+	mp := &manifest.Plugin{Manifest: manifest.Manifest{Name: "bench", Kind: manifest.KindWASM, SHA256: fileSum(b, wasm)}, EntryPath: wasm}
+	env := plugins.Env{DataDir: dir, Workspace: b.TempDir(), Logger: zerolog.Nop()}
+	l, err := New(Options{}).Load(ctx, mp, env) // fills both caches
+	if err != nil {
+		b.Fatal(err)
+	}
+	_ = l.Close(ctx)
+	pages := uint32(manifest.Limits{}.MemoryMB()) * 16
+	var compile, inst, first time.Duration
+	for b.Loop() {
+		goruntime.GC()
+		start := time.Now()
+		bin, err := os.ReadFile(wasm)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cache, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "cache", "wasm"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache).
+			WithMemoryLimitPages(pages).WithCloseOnContextDone(true))
+		compiled, err := rt.CompileModule(ctx, bin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		compile += time.Since(start)
+		start = time.Now()
+		needs, err := checkModule(compiled)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+			b.Fatal(err)
+		}
+		if err := instantiateHost(ctx, rt, needs); err != nil {
+			b.Fatal(err)
+		}
+		mod, err := rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName("").WithStartFunctions().
+			WithSysWalltime().WithSysNanotime().WithSysNanosleep())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := mod.ExportedFunction(exportInitialize).Call(ctx); err != nil {
+			b.Fatal(err)
+		}
+		inst += time.Since(start)
+		_ = rt.Close(ctx)
+		_ = cache.Close(ctx)
+
+		goruntime.GC()
+		start = time.Now()
+		l, err := New(Options{}).Load(ctx, mp, env) // a new Host: nothing compiled in memory
+		if err != nil {
+			b.Fatal(err)
+		}
+		if p := l.(*plugin); p.isCompiled() {
+			b.Fatal("the load compiled the module")
+		}
+		res, err := l.Tools()[0].Execute(ctx, benchArgs)
+		if err != nil || !res.Success {
+			b.Fatalf("%+v %v", res, err)
+		}
+		first += time.Since(start)
+		_ = l.Close(ctx)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(compile.Nanoseconds())/n, "compile-ns/op")
+	b.ReportMetric(float64(inst.Nanoseconds())/n, "instantiate-ns/op")
+	b.ReportMetric(float64(first.Nanoseconds())/n, "first-call-ns/op")
+	b.ReportMetric(float64((first-compile).Nanoseconds())/n, "overhead-ns/op")
+	b.ReportMetric(float64((first-compile-inst).Nanoseconds())/n, "talon-ns/op")
 }
 
 func BenchmarkWASMAcquire(b *testing.B) {

@@ -19,17 +19,17 @@ import (
 const describeCacheVersion = "talon-wasm-describe-v1"
 
 // describeKey names a plugin's entry in the describe cache: what a
-// description can depend on, namely the module's bytes, the manifest (its
-// hash pins the entry too), the plugin's name, the ABI and the granted
-// config values, which talon_describe may read.
-func describeKey(p *manifest.Plugin, module []byte) string {
+// description can depend on, namely the module (by its sha256, which the
+// host checks against the bytes before it compiles them), the manifest
+// (its hash), the plugin's name, the ABI and the granted config values,
+// which talon_describe may read.
+func describeKey(p *manifest.Plugin, moduleSum string) string {
 	cfg := []byte("{}") // no config, whether nil or empty
 	if len(p.Grants.Config) > 0 {
 		cfg, _ = json.Marshal(p.Grants.Config) // map keys are sorted
 	}
-	mod := sha256.Sum256(module)
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%x\x00%s\x00", describeCacheVersion, manifest.ABIVersion, p.Manifest.Name, mod, p.Hash)
+	fmt.Fprintf(h, "%s\x00%d\x00%s\x00%s\x00%s\x00", describeCacheVersion, manifest.ABIVersion, p.Manifest.Name, moduleSum, p.Hash)
 	h.Write(cfg)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -43,17 +43,23 @@ func describeCacheFile(dataDir, key string) string {
 }
 
 // tooling sets the plugin's tools: from the describe cache when it holds
-// them, so that no guest code runs, or by describing the module under the
-// describe deadline and caching the answer.
-func (p *plugin) tooling(ctx context.Context, key, dataDir string, deadline time.Duration) error {
+// them (and verify is false), so that nothing is compiled and no guest
+// code runs, or by describing the module under the describe deadline and
+// caching the answer.
+func (p *plugin) tooling(ctx context.Context, key, dataDir string, deadline time.Duration, verify bool) error {
 	file := describeCacheFile(dataDir, key)
-	if file != "" {
+	if file != "" && !verify {
 		if doc, err := os.ReadFile(file); err == nil {
 			if err := p.setTools(doc); err == nil {
 				return nil
 			}
 			p.log.Warn().Str("attribution", p.attr.String()).Str("file", file).Msg("ignoring an unreadable describe cache; describing the plugin again")
 		}
+	}
+	// Compiling, on a cold compilation cache, is not describing: it
+	// happens before the describe deadline starts.
+	if err := p.prepare(ctx); err != nil {
+		return err
 	}
 	doc, err := p.describe(ctx, deadline)
 	if err != nil {
@@ -83,9 +89,11 @@ func (p *plugin) setTools(doc []byte) error {
 	return nil
 }
 
-// describe starts an instance, checks the ABI version and returns the
-// talon_describe document, all within the describe deadline (or the
-// plugin's timeout, when shorter). The instance then joins the pool.
+// describe starts an instance (compiling the module first), checks the
+// ABI version and returns the talon_describe document, all within the
+// describe deadline (or the plugin's timeout, when shorter). The instance
+// is then closed: a plugin's pool starts empty, and holds instances only
+// once it is called.
 func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, error) {
 	deadline = min(deadline, p.limits.Timeout())
 	dctx, cancel := context.WithTimeout(ctx, deadline)
@@ -102,8 +110,7 @@ func (p *plugin) describeWith(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	keep := false
-	defer func() { p.pool.release(ctx, inst, keep) }()
+	defer p.pool.release(ctx, inst, false)
 	ctx = withState(ctx, &callState{p: p, inst: inst})
 	res, err := inst.version.Call(ctx)
 	if err != nil {
@@ -125,7 +132,6 @@ func (p *plugin) describeWith(ctx context.Context) ([]byte, error) {
 		return nil, err
 	}
 	inst.out.flush()
-	keep = true
 	return doc, nil
 }
 

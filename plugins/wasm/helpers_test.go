@@ -71,6 +71,8 @@ type fixture struct {
 	// cache); hash is the plugin.toml hash the loader would pass.
 	dataDir string
 	hash    string
+	// sum is plugin.toml's sha256 of the module ("" checks nothing).
+	sum string
 }
 
 // goPlugin builds a Go plugin from testdata or examples.
@@ -95,7 +97,7 @@ func load(t testing.TB, h *Host, f fixture) (plugins.Loaded, *syncBuffer, error)
 	p := &manifest.Plugin{
 		Manifest: manifest.Manifest{
 			Name: f.name, Version: "0.0.1", ABIVersion: 1, Kind: manifest.KindWASM,
-			Entry: filepath.Base(f.wasm), Limits: f.limits,
+			Entry: filepath.Base(f.wasm), SHA256: f.sum, Limits: f.limits,
 			Permissions: manifest.Permissions{ConfigRead: f.read},
 		},
 		Dir:       filepath.Dir(f.wasm),

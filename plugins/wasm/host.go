@@ -128,14 +128,16 @@ func (h *Host) cache(dataDir string) (wazero.CompilationCache, error) {
 	return c, nil
 }
 
-// Load compiles the plugin's module (through the compilation cache) and
-// checks its imports and exports. Its tools come from the describe cache
-// under <DataDir>/cache/wasm-describe when the same module, manifest and
-// granted config were described before; then no guest code runs, and the
-// first call starts an instance. Otherwise Load starts one instance,
-// checks its ABI version and asks it to describe its tools, all within
-// Options.DescribeTimeout, caches the answer and keeps the instance warm
-// in the plugin's pool.
+// Load prepares a plugin without running or, when it can, compiling
+// anything. Its tools come from the describe cache under
+// <DataDir>/cache/wasm-describe when the same module (by the sha256
+// plugin.toml pins), manifest and granted config were described before;
+// then the module is compiled on the plugin's first call, and every
+// instance starts then too. Otherwise, or with Env.Verify, Load compiles
+// the module (through the compilation cache) and checks its imports and
+// exports, starts one instance, checks its ABI version and asks it to
+// describe its tools, all within Options.DescribeTimeout, caches the
+// answer and closes the instance again: a plugin's pool starts empty.
 //
 // # Errors
 //
@@ -152,16 +154,6 @@ func (h *Host) Load(ctx context.Context, p *manifest.Plugin, env plugins.Env) (p
 }
 
 func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, attr tool.Attribution) (*plugin, error) {
-	bin, err := os.ReadFile(p.EntryPath)
-	if err != nil {
-		return nil, fmt.Errorf("read the module: %w", err)
-	}
-	if want := strings.ToLower(p.Manifest.SHA256); want != "" {
-		sum := sha256.Sum256(bin)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			return nil, fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
-		}
-	}
 	limits := p.Manifest.Limits
 	// Turning deadline enforcement off is honoured only for a trusted
 	// publisher, whatever the loader did.
@@ -169,36 +161,6 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	cache, err := h.cache(env.DataDir)
 	if err != nil {
 		return nil, err
-	}
-	pages := uint32(limits.MemoryMB()) * 16
-	if pages > 65536 {
-		pages = 65536
-	}
-	rc := wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).
-		WithMemoryLimitPages(pages).
-		WithCloseOnContextDone(enforce)
-	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	ok := false
-	defer func() {
-		if !ok {
-			_ = rt.Close(context.WithoutCancel(ctx))
-		}
-	}()
-	// Compiling happens here, at load, never on a call; on a cache miss it
-	// uses every CPU.
-	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), bin)
-	if err != nil {
-		return nil, fmt.Errorf("compile the module: %w", err)
-	}
-	needs, err := checkModule(compiled)
-	if err != nil {
-		return nil, err
-	}
-	if needs.wasi {
-		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
-			return nil, fmt.Errorf("provide WASI: %w", err)
-		}
 	}
 	ws := env.Workspace
 	if ws != "" {
@@ -222,8 +184,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		attr:      attr,
 		name:      p.Manifest.Name,
 		log:       env.Logger,
-		rt:        rt,
-		compiled:  compiled,
+		module:    module{path: p.EntryPath, sha256: strings.ToLower(p.Manifest.SHA256), cache: cache},
 		limits:    limits,
 		enforce:   enforce,
 		maxOutput: limits.OutputBytes(),
@@ -233,12 +194,8 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		guard:     guard,
 		secret:    h.opts.Secret,
 		maxCalls:  h.opts.MaxCalls,
-		needs:     needs,
 
 		configRead: p.Manifest.Permissions.ConfigRead,
-	}
-	if err := pl.instantiateHost(ctx); err != nil {
-		return nil, err
 	}
 	pl.pool = newPool(limits.Instances(), h.opts.IdleTimeout, pl.newInstance)
 	pl.pool.afterReap = func(left int) {
@@ -247,13 +204,123 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 			h.onReap(left)
 		}
 	}
-	if err := pl.tooling(ctx, describeKey(p, bin), env.DataDir, h.opts.DescribeTimeout); err != nil {
-		pl.pool.close()
+	sum := pl.module.sha256
+	if sum == "" {
+		// Only a plugin without a manifest digest (a test fixture) is read
+		// to name its cache entry.
+		bin, err := os.ReadFile(p.EntryPath)
+		if err != nil {
+			return nil, fmt.Errorf("read the module: %w", err)
+		}
+		d := sha256.Sum256(bin)
+		sum = hex.EncodeToString(d[:])
+	}
+	if err := pl.tooling(ctx, describeKey(p, sum), env.DataDir, h.opts.DescribeTimeout, env.Verify); err != nil {
+		pl.close(ctx)
 		return nil, err
 	}
-	ok = true
-	pl.log.Debug().Str("attribution", attr.String()).Int("tools", len(pl.tools)).Bool("deadline_enforced", enforce).Msg("wasm plugin loaded")
+	pl.log.Debug().Str("attribution", attr.String()).Int("tools", len(pl.tools)).Bool("deadline_enforced", enforce).
+		Bool("compiled", pl.isCompiled()).Msg("wasm plugin loaded")
 	return pl, nil
+}
+
+// module is where a plugin's code comes from: read, checked and compiled
+// on first use.
+type module struct {
+	path   string
+	sha256 string // plugin.toml's sha256, lowercase; "" checks nothing (tests)
+	cache  wazero.CompilationCache
+}
+
+// prepare compiles the plugin's module, once: it reads the module,
+// compiles it through the compilation cache (which every plugin of the
+// data directory shares, so identical modules share one compiled form),
+// checks its imports and exports and defines the host functions, while
+// another goroutine checks the bytes against plugin.toml's sha256, so
+// that the check costs no time where a processor is free. Nothing of the
+// module runs before the digest matched: what runs is exactly what the
+// operator trusted, whatever happened to the file since talon started. A
+// failure is remembered, and every later call fails the same way, unless
+// the file could not be read at all.
+func (p *plugin) prepare(ctx context.Context) error {
+	p.prepMu.Lock()
+	defer p.prepMu.Unlock()
+	if p.rt != nil || p.prepErr != nil {
+		return p.prepErr
+	}
+	bin, err := os.ReadFile(p.module.path)
+	if err != nil {
+		return fmt.Errorf("read the module: %w", err)
+	}
+	digest := checkDigest(bin, p.module.sha256)
+	ctx = context.WithoutCancel(ctx) // a first caller that gives up does not fail the plugin
+	pages := uint32(p.limits.MemoryMB()) * 16
+	if pages > 65536 {
+		pages = 65536
+	}
+	rc := wazero.NewRuntimeConfig().
+		WithCompilationCache(p.module.cache).
+		WithMemoryLimitPages(pages).
+		WithCloseOnContextDone(p.enforce)
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	err = p.compile(ctx, rt, bin)
+	if derr := <-digest; derr != nil {
+		err = derr
+	}
+	if err != nil {
+		_ = rt.Close(ctx)
+		p.compiled = nil
+		p.prepErr = err
+		return err
+	}
+	p.rt = rt
+	return nil
+}
+
+// checkDigest hashes bin on a goroutine of its own and sends nil when its
+// sha256 is want (or want is ""), else an error that says to reinstall.
+func checkDigest(bin []byte, want string) <-chan error {
+	done := make(chan error, 1)
+	if want == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		sum := sha256.Sum256(bin)
+		if got := hex.EncodeToString(sum[:]); got != want {
+			done <- fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
+			return
+		}
+		done <- nil
+	}()
+	return done
+}
+
+// compile compiles bin in rt (on a cache miss with every CPU), checks it
+// and defines what it imports.
+func (p *plugin) compile(ctx context.Context, rt wazero.Runtime, bin []byte) error {
+	compiled, err := rt.CompileModule(experimental.WithCompilationWorkers(ctx, goruntime.GOMAXPROCS(0)), bin)
+	if err != nil {
+		return fmt.Errorf("compile the module: %w", err)
+	}
+	needs, err := checkModule(compiled)
+	if err != nil {
+		return err
+	}
+	if needs.wasi {
+		if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+			return fmt.Errorf("provide WASI: %w", err)
+		}
+	}
+	p.compiled, p.needs = compiled, needs
+	return instantiateHost(ctx, rt, needs)
+}
+
+// isCompiled reports whether the module was compiled (logs, tests).
+func (p *plugin) isCompiled() bool {
+	p.prepMu.Lock()
+	defer p.prepMu.Unlock()
+	return p.rt != nil
 }
 
 // realDirs returns grants with the granted directories' symbolic links

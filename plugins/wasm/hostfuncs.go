@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/rs/zerolog"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 
@@ -34,10 +35,11 @@ const (
 	levelError
 )
 
-// instantiateHost defines module talon_host_v1 in the plugin's runtime.
-func (p *plugin) instantiateHost(ctx context.Context) error {
+// instantiateHost defines module talon_host_v1 in a plugin's runtime (and
+// AssemblyScript's abort where the module needs it).
+func instantiateHost(ctx context.Context, rt wazero.Runtime, needs moduleNeeds) error {
 	i32 := api.ValueTypeI32
-	b := p.rt.NewHostModuleBuilder(HostModule)
+	b := rt.NewHostModuleBuilder(HostModule)
 	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostLog), []api.ValueType{i32, i32, i32}, nil).Export("log")
 	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostTake), []api.ValueType{i32}, []api.ValueType{i32}).Export("take")
 	for name, fn := range map[string]requestFunc{
@@ -53,8 +55,8 @@ func (p *plugin) instantiateHost(ctx context.Context) error {
 	if _, err := b.Instantiate(ctx); err != nil {
 		return fmt.Errorf("define %s: %w", HostModule, err)
 	}
-	if p.needs.abort {
-		ab := p.rt.NewHostModuleBuilder(abortModule)
+	if needs.abort {
+		ab := rt.NewHostModuleBuilder(abortModule)
 		ab.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(hostAbort), []api.ValueType{i32, i32, i32, i32}, nil).Export("abort")
 		if _, err := ab.Instantiate(ctx); err != nil {
 			return fmt.Errorf("define %s.abort: %w", abortModule, err)

@@ -24,9 +24,13 @@ type instance struct {
 	stack                       [2]uint64
 }
 
-// newInstance instantiates the compiled module and runs _initialize under
-// the plugin's deadline.
+// newInstance instantiates the compiled module, compiling it first when
+// this is the plugin's first instance, and runs _initialize under the
+// plugin's deadline.
 func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
+	if err := p.prepare(ctx); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
 	w := newLogWriter(p.log, p.attr.String())

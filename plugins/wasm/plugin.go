@@ -18,15 +18,14 @@ import (
 	"github.com/talonhq/talon/workspace"
 )
 
-// plugin is one loaded WASM plugin: its runtime, compiled module, grants
-// and pool of instances.
+// plugin is one loaded WASM plugin: its module, grants and pool of
+// instances, and once its module is compiled (see prepare) its runtime.
 type plugin struct {
 	reclaim   *reclaimer
 	attr      tool.Attribution
 	name      string
 	log       zerolog.Logger
-	rt        wazero.Runtime
-	compiled  wazero.CompiledModule
+	module    module
 	limits    manifest.Limits
 	enforce   bool
 	maxOutput int
@@ -36,9 +35,15 @@ type plugin struct {
 	guard     *netguard.Guard
 	secret    func(string) (string, bool)
 	maxCalls  int
-	needs     moduleNeeds
 	pool      *pool
 	tools     []tool.Tool
+
+	// Set once by prepare, under prepMu; read by instances after it.
+	prepMu   sync.Mutex
+	prepErr  error
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	needs    moduleNeeds
 
 	closeOnce sync.Once
 
@@ -55,15 +60,26 @@ func (p *plugin) Tools() []tool.Tool { return append([]tool.Tool(nil), p.tools..
 // Close implements plugins.Loaded: idle instances are closed now, the
 // runtime once the last call in flight returns.
 func (p *plugin) Close(ctx context.Context) error {
+	p.close(ctx)
+	return nil
+}
+
+func (p *plugin) close(ctx context.Context) {
 	p.closeOnce.Do(func() {
 		p.pool.shutdown(ctx, func() {
-			if err := p.rt.Close(context.WithoutCancel(ctx)); err != nil {
+			p.prepMu.Lock()
+			rt := p.rt
+			p.prepMu.Unlock()
+			if rt == nil {
+				p.guard.CloseIdleConnections()
+				return
+			}
+			if err := rt.Close(context.WithoutCancel(ctx)); err != nil {
 				p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("close the wasm runtime")
 			}
 			p.guard.CloseIdleConnections()
 		})
 	})
-	return nil
 }
 
 // wasmTool is one tool of a plugin.

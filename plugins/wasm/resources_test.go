@@ -303,7 +303,7 @@ func TestDescribeKey(t *testing.T) {
 	key := func(mod string, edit func(p *manifest.Plugin)) string {
 		p := base()
 		edit(p)
-		return describeKey(p, []byte(mod))
+		return describeKey(p, mod)
 	}
 	same := key("m", func(p *manifest.Plugin) {})
 	if got := key("m", func(p *manifest.Plugin) { p.Grants.Config = map[string]any{} }); got != same {
