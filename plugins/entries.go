@@ -3,9 +3,12 @@ package plugins
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/talonhq/talon/plugins/manifest"
@@ -26,12 +29,32 @@ var (
 )
 
 // entryRecord is one remembered digest: the entry's resolved path, what
-// stat said of it when it was hashed, and the digest it had then.
+// stat said of it when it was hashed, and the digest it had then. A file
+// holds one as a line of tab-separated fields: version, stat, digest,
+// path.
 type entryRecord struct {
-	Version int    `json:"version"`
-	Path    string `json:"path"`
-	Stat    string `json:"stat"`
-	SHA256  string `json:"sha256"`
+	Version int
+	Path    string
+	Stat    string
+	SHA256  string
+}
+
+func (r entryRecord) encode() []byte {
+	return []byte(strconv.Itoa(r.Version) + "\t" + r.Stat + "\t" + r.SHA256 + "\t" + r.Path + "\n")
+}
+
+func decodeEntryRecord(b []byte) (entryRecord, error) {
+	var r entryRecord
+	f := strings.SplitN(strings.TrimSuffix(string(b), "\n"), "\t", 4)
+	if len(f) != 4 {
+		return r, fmt.Errorf("not an entry record")
+	}
+	v, err := strconv.Atoi(f[0])
+	if err != nil {
+		return r, err
+	}
+	r.Version, r.Stat, r.SHA256, r.Path = v, f[1], f[2], f[3]
+	return r, nil
 }
 
 // entryCache remembers the digests of plugin entries under
@@ -39,13 +62,48 @@ type entryRecord struct {
 // module and binary at every start. It only spares the listing: the hosts
 // hash the bytes they compile or copy before any code of the plugin runs.
 // A nil cache remembers nothing.
-type entryCache struct{ dir string }
+type entryCache struct {
+	dir string
+
+	mu      sync.Mutex
+	parents map[string]string // a plugins directory -> its resolved path
+}
 
 func newEntryCache(dataDir string) *entryCache {
 	if dataDir == "" {
 		return nil
 	}
-	return &entryCache{dir: filepath.Join(dataDir, "cache", "entries")}
+	return &entryCache{dir: filepath.Join(dataDir, "cache", "entries"), parents: map[string]string{}}
+}
+
+// root resolves a plugin directory (absolute, clean, without symbolic
+// links) the way manifest.ResolveEntry does, resolving the directory that
+// holds it only once for all the plugins in it.
+func (c *entryCache) root(dir string) (string, error) {
+	if c == nil {
+		return manifest.ResolveDir(dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	parent := filepath.Dir(abs)
+	c.mu.Lock()
+	real, ok := c.parents[parent]
+	c.mu.Unlock()
+	if !ok {
+		if real, err = manifest.ResolveDir(parent); err != nil {
+			return manifest.ResolveDir(dir)
+		}
+		c.mu.Lock()
+		c.parents[parent] = real
+		c.mu.Unlock()
+	}
+	p := filepath.Join(real, filepath.Base(abs))
+	if fi, err := os.Lstat(p); err == nil && fi.IsDir() {
+		return p, nil
+	}
+	return manifest.ResolveDir(dir) // a link, or not there: the slow way says which
 }
 
 // check is [manifest.CheckEntry] that skips the hash when the entry is the
@@ -53,7 +111,11 @@ func newEntryCache(dataDir string) *entryCache {
 // modification and change time. The change time moves on every write,
 // rename onto the path or change of mode, and cannot be set back.
 func (c *entryCache) check(dir string, m *manifest.Manifest) (string, error) {
-	p, fi, err := manifest.ResolveEntry(dir, m)
+	root, err := c.root(dir)
+	if err != nil {
+		return "", fmt.Errorf("plugin directory: %w", err)
+	}
+	p, fi, err := manifest.ResolveEntryIn(root, m)
 	if err != nil {
 		return "", err
 	}
@@ -72,20 +134,17 @@ func (c *entryCache) check(dir string, m *manifest.Manifest) (string, error) {
 	}
 	if file != "" && entryClock().Sub(changed) >= settleTime {
 		rec := entryRecord{Version: entryCacheVersion, Path: p, Stat: key, SHA256: m.SHA256}
-		if b, err := json.Marshal(rec); err == nil {
-			_ = writeFileAtomic(file, b) // a record not written is a hash next time
-		}
+		_ = writeFileAtomic(file, rec.encode()) // a record not written is a hash next time
 	}
 	return p, nil
 }
 
 func readEntryRecord(file string) (entryRecord, error) {
-	var rec entryRecord
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return rec, err
+		return entryRecord{}, err
 	}
-	return rec, json.Unmarshal(b, &rec)
+	return decodeEntryRecord(b)
 }
 
 // writeFileAtomic writes file through a temporary file and a rename.

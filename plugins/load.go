@@ -7,13 +7,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/talonhq/talon/config"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/risk"
 	"github.com/talonhq/talon/tool"
+	"github.com/talonhq/talon/workspace"
 )
 
 // Messages are the message files one plugin ships, laid out
@@ -93,23 +97,62 @@ func (s *Set) warnf(format string, a ...any) {
 func Load(ctx context.Context, opts Options) (*Set, error) {
 	set := &Set{}
 	reports := check(opts, set)
-	var loaded []*plugin
-	for _, r := range reports {
-		if err := ctx.Err(); err != nil {
-			for _, p := range loaded {
-				_ = p.loaded.Close(context.WithoutCancel(ctx))
-			}
-			return nil, err
+	var protected workspace.Protected
+	if len(reports) > 0 {
+		protected = protectedPaths(opts)
+	}
+	started := make([]*plugin, len(reports))
+	notes := make([]Set, len(reports))
+	parallel(len(reports), func(i int) {
+		if ctx.Err() != nil {
+			return // no plugin starts once ctx is done
 		}
-		p, err := start(ctx, r, opts, set, false)
+		p, err := start(ctx, reports[i], opts, &notes[i], false, protected)
 		if err != nil {
-			set.warnf("plugin %s skipped: %v", r.Name, err)
-			continue
+			notes[i].warnf("plugin %s skipped: %v", reports[i].Name, err)
+			return
 		}
-		loaded = append(loaded, p)
+		started[i] = p
+	})
+	var loaded []*plugin
+	for i := range reports {
+		set.Warnings = append(set.Warnings, notes[i].Warnings...)
+		if started[i] != nil {
+			loaded = append(loaded, started[i])
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		for _, p := range loaded {
+			_ = p.loaded.Close(context.WithoutCancel(ctx))
+		}
+		return nil, err
 	}
 	set.finish(loaded)
 	return set, nil
+}
+
+// parallel runs f(0) to f(n-1) on at most GOMAXPROCS goroutines and
+// returns when all have returned: plugins are checked and loaded side by
+// side, and a host that has to compile or describe one keeps a processor
+// busy, not the start.
+func parallel(n int, f func(i int)) {
+	workers := min(n, goruntime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Check runs every check [Load] does short of handing plugins to their
@@ -145,14 +188,23 @@ func check(opts Options, set *Set) []*Report {
 	}
 	dir := Dir(cfg, opts.DataDir)
 	entries := newEntryCache(opts.DataDir)
-	var out []*Report
-	for _, name := range candidates(cfg, dir, set) {
-		r, err := checkOne(filepath.Join(dir, name), name, opts, trust, entries, set)
+	names := candidates(cfg, dir, set)
+	reports := make([]*Report, len(names))
+	notes := make([]Set, len(names))
+	parallel(len(names), func(i int) {
+		r, err := checkOne(filepath.Join(dir, names[i]), names[i], opts, trust, entries, &notes[i])
 		if err != nil {
-			set.warnf("plugin %s skipped: %v", name, err)
-			continue
+			notes[i].warnf("plugin %s skipped: %v", names[i], err)
+			return
 		}
-		out = append(out, r)
+		reports[i] = r
+	})
+	var out []*Report
+	for i := range names {
+		set.Warnings = append(set.Warnings, notes[i].Warnings...)
+		if reports[i] != nil {
+			out = append(out, reports[i])
+		}
 	}
 	return out
 }
@@ -191,7 +243,7 @@ func LoadDir(ctx context.Context, dir string, opts Options) (*Set, error) {
 	if r.LimitsErr != nil {
 		return nil, r.LimitsErr
 	}
-	p, err := start(ctx, r, opts, set, true)
+	p, err := start(ctx, r, opts, set, true, protectedPaths(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -285,8 +337,18 @@ func checkOne(dir, name string, opts Options, trust *manifest.Trust, entries *en
 	return r, nil
 }
 
+// protectedPaths are the places no plugin file access may reach, the
+// same for every plugin of one load.
+func protectedPaths(opts Options) workspace.Protected {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = config.Default()
+	}
+	return risk.ProtectedPaths(cfg, opts.DataDir, nil)
+}
+
 // start hands a checked plugin to its host; verify is [Env.Verify].
-func start(ctx context.Context, r *Report, opts Options, set *Set, verify bool) (*plugin, error) {
+func start(ctx context.Context, r *Report, opts Options, set *Set, verify bool, protected workspace.Protected) (*plugin, error) {
 	host, ok := LookupHost(r.Manifest.Kind)
 	if !ok {
 		return nil, missingHost(r.Name, r.Manifest.Kind)
@@ -308,7 +370,7 @@ func start(ctx context.Context, r *Report, opts Options, set *Set, verify bool) 
 	if p.EntryPath == "" {
 		return nil, fmt.Errorf("plugin %s has no usable entry", r.Name)
 	}
-	env := Env{Workspace: opts.Workspace, DataDir: opts.DataDir, Protected: risk.ProtectedPaths(cfg, opts.DataDir, nil),
+	env := Env{Workspace: opts.Workspace, DataDir: opts.DataDir, Protected: protected,
 		Logger: opts.Logger.With().Str("attribution", r.Attribution()).Logger(), Verify: verify}
 	l, err := host.Load(ctx, p, env)
 	if err != nil {

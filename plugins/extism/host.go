@@ -115,6 +115,7 @@ type Host struct {
 
 	mu     sync.Mutex
 	caches map[string]wazero.CompilationCache
+	real   map[string]string // workspaces with their links resolved
 }
 
 var _ plugins.Host = (*Host)(nil)
@@ -130,7 +131,30 @@ func New(o Options) *Host {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}}
+	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}, real: map[string]string{}}
+}
+
+// realDir returns dir with its symbolic links resolved (dir itself when
+// that fails), once per directory: every plugin of a start shares the
+// workspace.
+func (h *Host) realDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	h.mu.Lock()
+	real, ok := h.real[dir]
+	h.mu.Unlock()
+	if ok {
+		return real
+	}
+	real = dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	h.mu.Lock()
+	h.real[dir] = real
+	h.mu.Unlock()
+	return real
 }
 
 // cache returns the compilation cache of dataDir: DataDir/cache/wasm, the
@@ -196,12 +220,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	if err != nil {
 		return nil, err
 	}
-	ws := env.Workspace
-	if ws != "" {
-		if real, err := filepath.EvalSymlinks(ws); err == nil {
-			ws = real
-		}
-	}
+	ws := h.realDir(env.Workspace)
 	guard, err := netguard.New(netguard.Options{
 		AllowedHosts:        p.Grants.AllowedHosts,
 		RequireAllowedHosts: true,

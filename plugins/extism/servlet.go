@@ -92,13 +92,15 @@ func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return json.RawMessage(`{"type":"object"}`), nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(t, &m); err != nil {
+	var m struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if t[0] != '{' || json.Unmarshal(t, &m) != nil {
 		return nil, errors.New("is not a JSON object")
 	}
-	if typ, ok := m["type"]; ok {
+	if m.Type != nil {
 		var s string
-		if json.Unmarshal(typ, &s) != nil || s != "object" {
+		if json.Unmarshal(m.Type, &s) != nil || s != "object" {
 			return nil, errors.New(`must have "type": "object"`)
 		}
 	}

@@ -70,7 +70,15 @@ func ResolveEntry(dir string, m *Manifest) (string, os.FileInfo, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("plugin directory: %w", err)
 	}
-	p, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(m.Entry)))
+	return ResolveEntryIn(root, m)
+}
+
+// ResolveEntryIn is [ResolveEntry] for a plugin directory whose path is
+// absolute, clean and free of symbolic links already (a loader resolves
+// its plugins directory once): only the entry's own path is looked at,
+// one lstat per component unless one of them is a link.
+func ResolveEntryIn(root string, m *Manifest) (string, os.FileInfo, error) {
+	p, fi, err := evalUnder(root, filepath.FromSlash(m.Entry))
 	if err != nil {
 		return "", nil, fmt.Errorf("entry %q of plugin %s: %w; reinstall the plugin", m.Entry, m.Name, err)
 	}
@@ -78,9 +86,10 @@ func ResolveEntry(dir string, m *Manifest) (string, os.FileInfo, error) {
 		return "", nil, fmt.Errorf("%w: entry %q of plugin %s resolves to %s; keep the entry inside %s",
 			ErrEntryOutside, m.Entry, m.Name, p, root)
 	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		return "", nil, fmt.Errorf("entry %q of plugin %s: %w", m.Entry, m.Name, err)
+	if fi == nil {
+		if fi, err = os.Stat(p); err != nil {
+			return "", nil, fmt.Errorf("entry %q of plugin %s: %w", m.Entry, m.Name, err)
+		}
 	}
 	if !fi.Mode().IsRegular() {
 		return "", nil, fmt.Errorf("entry %q of plugin %s is not a regular file; point entry at the module or binary", m.Entry, m.Name)
@@ -105,6 +114,44 @@ func CheckDigest(dir, path string, m *Manifest) error {
 	}
 	return nil
 }
+
+// evalUnder resolves rel under root as filepath.EvalSymlinks would, with
+// an lstat of each of rel's components and nothing of root's; when it
+// meets a symbolic link or "..", it leaves the whole path to
+// EvalSymlinks. It returns what lstat said of the last component when that
+// was not a link, else nil.
+func evalUnder(root, rel string) (string, os.FileInfo, error) {
+	full := filepath.Join(root, rel)
+	if filepath.IsAbs(rel) || !within(root, full) {
+		p, err := filepath.EvalSymlinks(full)
+		return p, nil, err
+	}
+	var fi os.FileInfo
+	at := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if part == "" || part == "." {
+			continue
+		}
+		if part == ".." {
+			p, err := filepath.EvalSymlinks(full)
+			return p, nil, err
+		}
+		at = filepath.Join(at, part)
+		var err error
+		if fi, err = os.Lstat(at); err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&os.ModeSymlink != 0 {
+			p, err := filepath.EvalSymlinks(full)
+			return p, nil, err
+		}
+	}
+	return full, fi, nil
+}
+
+// ResolveDir returns dir absolute, cleaned, with symbolic links resolved,
+// as [ResolveEntry] takes a plugin directory.
+func ResolveDir(dir string) (string, error) { return resolveDir(dir) }
 
 // resolveDir returns dir absolute, cleaned, with symbolic links resolved.
 func resolveDir(dir string) (string, error) {

@@ -56,6 +56,13 @@ func TestCheckEntry(t *testing.T) {
 		{name: "directory symlink outside", entry: "bin/outside.wasm", sum: sum, want: ErrEntryOutside, setup: func(t *testing.T, dir string) {
 			symlink(t, filepath.Dir(outside), filepath.Join(dir, "bin"))
 		}},
+		{name: "dot-dot outside", entry: "../escape.wasm", sum: sum, want: ErrEntryOutside, setup: func(t *testing.T, dir string) {
+			write(t, filepath.Dir(dir), "escape.wasm", content)
+		}},
+		{name: "dot-dot back inside", entry: "bin/../plugin.wasm", sum: sum, setup: func(t *testing.T, dir string) {
+			write(t, dir, "plugin.wasm", content)
+			write(t, dir, "bin/other", content)
+		}},
 		{name: "missing", entry: "plugin.wasm", sum: sum, want: os.ErrNotExist, setup: func(*testing.T, string) {}},
 		{name: "directory", entry: "plugin.wasm", sum: sum, text: "not a regular file", setup: func(t *testing.T, dir string) {
 			if err := os.Mkdir(filepath.Join(dir, "plugin.wasm"), 0o755); err != nil {

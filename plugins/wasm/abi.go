@@ -153,13 +153,15 @@ func objectSchema(raw json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return json.RawMessage(`{"type":"object"}`), nil
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
+	var m struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if t := bytes.TrimSpace(raw); t[0] != '{' || json.Unmarshal(t, &m) != nil {
 		return nil, errors.New("is not a JSON object")
 	}
-	if t, ok := m["type"]; ok {
+	if m.Type != nil {
 		var s string
-		if json.Unmarshal(t, &s) != nil || s != "object" {
+		if json.Unmarshal(m.Type, &s) != nil || s != "object" {
 			return nil, errors.New(`must have "type": "object"`)
 		}
 	}

@@ -74,6 +74,7 @@ type Host struct {
 
 	mu     sync.Mutex
 	caches map[string]wazero.CompilationCache
+	real   map[string]string // workspaces with their links resolved
 
 	// reclaimer hands closed instances' memory back to the system; one per
 	// host, since the Go heap is one per process.
@@ -99,7 +100,30 @@ func New(o Options) *Host {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}, reclaimer: newReclaimer()}
+	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}, real: map[string]string{}, reclaimer: newReclaimer()}
+}
+
+// realDir returns dir with its symbolic links resolved (dir itself when
+// that fails), once per directory: every plugin of a start shares the
+// workspace.
+func (h *Host) realDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	h.mu.Lock()
+	real, ok := h.real[dir]
+	h.mu.Unlock()
+	if ok {
+		return real
+	}
+	real = dir
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		real = r
+	}
+	h.mu.Lock()
+	h.real[dir] = real
+	h.mu.Unlock()
+	return real
 }
 
 // cache returns the compilation cache for dataDir, shared by every plugin
@@ -162,12 +186,7 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	if err != nil {
 		return nil, err
 	}
-	ws := env.Workspace
-	if ws != "" {
-		if real, err := filepath.EvalSymlinks(ws); err == nil {
-			ws = real
-		}
-	}
+	ws := h.realDir(env.Workspace)
 	guard, err := netguard.New(netguard.Options{
 		AllowedHosts:        p.Grants.AllowedHosts,
 		RequireAllowedHosts: true,
