@@ -24,8 +24,9 @@ func repoRoot(tb testing.TB) string {
 	return root
 }
 
-// build compiles ./cmd/talon with tags, as a release does (-trimpath,
-// symbols stripped), into dir.
+// build compiles ./cmd/talon with tags, as a release does (CGO_ENABLED=0,
+// -trimpath, symbols stripped), into dir: a binary linked with the C
+// library starts about a millisecond later, and its helper processes too.
 func build(tb testing.TB, dir, name string, tags []string) string {
 	tb.Helper()
 	out := filepath.Join(dir, name)
@@ -35,6 +36,7 @@ func build(tb testing.TB, dir, name string, tags []string) string {
 	}
 	cmd := exec.Command("go", append(args, "./cmd/talon")...)
 	cmd.Dir = repoRoot(tb)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build %s: %v\n%s", name, err, b)
 	}
@@ -65,7 +67,7 @@ func binaries(b *testing.B) (talonBin, emptyBin string) {
 		empty = filepath.Join(binDir, "empty-go")
 		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", empty, src)
 		cmd.Dir = binDir
-		cmd.Env = append(os.Environ(), "GO111MODULE=off")
+		cmd.Env = append(os.Environ(), "GO111MODULE=off", "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("build the empty program: %v\n%s", err, out)
 		}
