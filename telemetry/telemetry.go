@@ -107,7 +107,7 @@ func New(ctx context.Context, o Options) (*Telemetry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: OTLP trace exporter: %w; check OTEL_EXPORTER_OTLP_ENDPOINT", err)
 		}
-		t.tp = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
+		t.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(newBatcher(exp, getenv)), sdktrace.WithResource(res))
 		t.Exporting.Traces = true
 		otel.SetTracerProvider(t.tp)
 	}
@@ -180,6 +180,14 @@ func exporting(getenv func(string) string, signal string, log zerolog.Logger) bo
 		return false
 	}
 	return true
+}
+
+// Flush exports the spans that wait for their batch now.
+func (t *Telemetry) Flush(ctx context.Context) error {
+	if t.tp == nil {
+		return nil
+	}
+	return t.tp.ForceFlush(ctx)
 }
 
 // Shutdown flushes what waits for export and stops the exporters.
