@@ -42,10 +42,11 @@ const followChunk = 4 << 20
 // chain already had; a line still being written at the end of the chain
 // waits for its newline.
 type Follower struct {
-	dir    string // the chain's directory
-	next   uint64 // seq of the next record to return
-	prev   string // hash of the record before next; "" when unknown
-	noSync bool
+	dir        string // the chain's directory
+	next       uint64 // seq of the next record to return
+	prev       string // hash of the record before next; "" when unknown
+	noSync     bool
+	durableSeq func() uint64
 
 	seg  segFile // the segment being read; num 0 before the first
 	file *os.File
@@ -73,6 +74,10 @@ type FollowOptions struct {
 	// NoSync leaves out the fsync of what Next returns, for a reader
 	// that only looks (a comparison, a copy on read-only media).
 	NoSync bool
+	// Durable, when set, says up to which seq the chain is on disk
+	// ([Store.Synced] of the Store writing it): Next returns no record
+	// beyond it and does not fsync.
+	Durable func() uint64
 }
 
 // FollowChain returns a Follower of chain (a chain id, or "" or
@@ -91,7 +96,7 @@ func FollowChain(dir, chain string, o FollowOptions) (*Follower, error) {
 	default:
 		return nil, fmt.Errorf("follow receipts: %w: %q is not a chain id (16 hex digits) or %s", ErrInvalidOptions, clip(chain), LegacyChain)
 	}
-	return &Follower{dir: cdir, next: o.After + 1, prev: o.Prev, noSync: o.NoSync}, nil
+	return &Follower{dir: cdir, next: o.After + 1, prev: o.Prev, noSync: o.NoSync || o.Durable != nil, durableSeq: o.Durable}, nil
 }
 
 // Seq returns the seq of the last record the follower returned (or the
@@ -135,9 +140,9 @@ func (f *Follower) Next(max int) ([]*Receipt, error) {
 	dirty := false // records in out came from f.file
 	for len(out) < max {
 		n := len(out)
-		more, err := f.readSome(max-len(out), &out)
+		more, held, err := f.readSome(max-len(out), &out)
 		dirty = dirty || len(out) > n
-		if err != nil {
+		if err != nil || held {
 			return f.durable(out, dirty, err)
 		}
 		if more {
@@ -153,12 +158,12 @@ func (f *Follower) Next(max int) ([]*Receipt, error) {
 		// A partial line left at its end is a torn tail, which the
 		// later segment notes.
 		n = len(out)
-		more, err = f.readSome(max-len(out), &out)
+		more, held, err = f.readSome(max-len(out), &out)
 		dirty = dirty || len(out) > n
-		if err != nil || more || len(out) >= max {
-			if err != nil {
-				return f.durable(out, dirty, err)
-			}
+		if err != nil || held {
+			return f.durable(out, dirty, err)
+		}
+		if more || len(out) >= max {
 			continue
 		}
 		if dirty {
@@ -259,16 +264,16 @@ func (f *Follower) laterSegment() (*segFile, error) {
 // readSome reads complete lines from the current segment and appends the
 // records that continue the chain to out, at most max. more reports that
 // it stopped before the last complete line (max reached, or a chunk's
-// end).
-func (f *Follower) readSome(max int, out *[]*Receipt) (more bool, err error) {
+// end), held that it stopped at a record not yet on disk.
+func (f *Follower) readSome(max int, out *[]*Receipt) (more, held bool, err error) {
 	st, err := f.file.Stat()
 	if err != nil {
-		return false, fmt.Errorf("follow receipts: %w", err)
+		return false, false, fmt.Errorf("follow receipts: %w", err)
 	}
 	size := st.Size()
 	n := min(size-f.off, followChunk)
 	if n <= 0 {
-		return false, nil
+		return false, false, nil
 	}
 	if int64(cap(f.buf)) < n {
 		f.buf = make([]byte, n)
@@ -276,27 +281,34 @@ func (f *Follower) readSome(max int, out *[]*Receipt) (more bool, err error) {
 	data := f.buf[:n]
 	k, err := f.file.ReadAt(data, f.off)
 	if err != nil && err != io.EOF {
-		return false, fmt.Errorf("follow receipts: read %s: %w", f.seg.name, err)
+		return false, false, fmt.Errorf("follow receipts: read %s: %w", f.seg.name, err)
 	}
 	got := 0
+	limit := uint64(0)
+	if f.durableSeq != nil {
+		limit = f.durableSeq()
+	}
 	for _, l := range splitLines(data[:k], f.off) {
 		if !l.complete {
 			if l.off == f.off && int64(len(l.data)) == followChunk {
-				return false, fmt.Errorf("follow receipts: %s at offset %d: a line longer than %d bytes", f.seg.name, l.off, followChunk)
+				return false, false, fmt.Errorf("follow receipts: %s at offset %d: a line longer than %d bytes", f.seg.name, l.off, followChunk)
 			}
 			break
 		}
 		if got == max {
-			return true, nil
+			return true, false, nil
 		}
 		rec, perr := ParseRecord(l.data)
+		if perr == nil && f.durableSeq != nil && rec.Seq >= f.next && rec.Seq > limit {
+			return false, true, nil // written, not yet on disk: a later call takes it
+		}
 		switch {
 		case perr != nil, rec.Seq < f.next:
 			// A torn tail a later record notes, or a record already read.
 		case rec.Seq > f.next:
-			return false, fmt.Errorf("follow receipts: %w: %s line at offset %d has seq %d where seq %d belongs", ErrChainBroken, f.seg.name, l.off, rec.Seq, f.next)
+			return false, false, fmt.Errorf("follow receipts: %w: %s line at offset %d has seq %d where seq %d belongs", ErrChainBroken, f.seg.name, l.off, rec.Seq, f.next)
 		case f.prev != "" && rec.Prev != f.prev:
-			return false, fmt.Errorf("follow receipts: %w: seq %d in %s does not chain from the seq before it (prev %s, want %s)", ErrChainBroken, rec.Seq, f.seg.name, short(rec.Prev), short(f.prev))
+			return false, false, fmt.Errorf("follow receipts: %w: seq %d in %s does not chain from the seq before it (prev %s, want %s)", ErrChainBroken, rec.Seq, f.seg.name, short(rec.Prev), short(f.prev))
 		default:
 			*out = append(*out, rec)
 			got++
@@ -306,5 +318,12 @@ func (f *Follower) readSome(max int, out *[]*Receipt) (more bool, err error) {
 		f.off = l.end()
 	}
 	// A chunk cut short by followChunk leaves lines for the next read.
-	return int64(k) == followChunk && f.off < size, nil
+	return int64(k) == followChunk && f.off < size, false, nil
 }
+
+// Synced returns the seq of the last record of the store's chain that is
+// on disk (written and fsynced); 0 before the first. A reader of the
+// chain in the same process passes it as [FollowOptions.Durable], so that
+// it neither copies a record a power failure could still take nor pays
+// an fsync of its own.
+func (s *Store) Synced() uint64 { return s.synced.Load() }

@@ -248,3 +248,21 @@ func lastLine(data []byte) []byte {
 	ls := splitLines(data, 0)
 	return ls[len(ls)-1].data
 }
+
+func TestFollowOnlyWhatIsOnDisk(t *testing.T) {
+	dir := testDir(t)
+	s := openStore(t, Options{Dir: dir})
+	if s.Synced() != 0 {
+		t.Fatalf("Synced = %d before any receipt", s.Synced())
+	}
+	issueN(t, s, 5)
+	if s.Synced() != 5 {
+		t.Fatalf("Synced = %d after 5 durable receipts", s.Synced())
+	}
+	limit := uint64(3)
+	f, _ := FollowChain(dir, s.Chain(), FollowOptions{Durable: func() uint64 { return limit }})
+	defer f.Close()
+	wantSeqs(t, follow(t, f, 10), 1, 3)
+	limit = s.Synced()
+	wantSeqs(t, follow(t, f, 10), 4, 5)
+}

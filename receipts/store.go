@@ -113,6 +113,9 @@ type Store struct {
 	keyInfo fs.FileInfo
 
 	syncs atomic.Int64 // fsyncs of segments, for tests and benchmarks
+
+	// synced is the seq of the last record known durable (see Synced).
+	synced atomic.Uint64
 }
 
 // writerState is what the writer reads and writes, under wmu.
@@ -913,6 +916,13 @@ func (s *Store) syncGroup(group []*batch) {
 		// done before the receipts' callers learn they are durable.
 		if err == nil && g.afterSync != nil {
 			g.afterSync()
+		}
+		if err == nil {
+			for _, r := range g.reqs {
+				if r.rec != nil && r.rec.Seq > s.synced.Load() {
+					s.synced.Store(r.rec.Seq)
+				}
+			}
 		}
 		for _, r := range g.reqs {
 			r.done <- err
