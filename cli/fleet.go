@@ -368,7 +368,7 @@ func (sf *serveFleet) startFleet(e *env, cfg *config.Config, log zerolog.Logger,
 		return withCode(ExitUsage, err)
 	}
 	if e.store != nil {
-		fl.ShipChain(e.store.Chain())
+		fl.ShipStore(e.store)
 	}
 	if cfg.Fleet.Approvals && queue != nil {
 		fl.Attach(queue, cfg.Approvals.Timeout())

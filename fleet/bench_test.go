@@ -196,7 +196,7 @@ func BenchmarkShipLag(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			f.ShipChain(s.Chain())
+			f.ShipStore(s)
 			f.ship.onShipped = func(recs []*receipts.Receipt) {
 				now := time.Now()
 				mu.Lock()
@@ -287,13 +287,23 @@ func benchRuntime(b *testing.B, store *receipts.Store, obs runtime.Observer) *ru
 // receipts on, with the fleet and telemetry on (the receipts shipped to
 // PostgreSQL, a span and metrics per call exported over OTLP to a
 // receiver in this process) against the same call with both off, the two
-// taking turns in one loop, 8 callers each: on/off is the ratio of their
-// times per call. The fleet-only and telemetry-only pairs split the
-// cost, and the noreceipts pair shows what telemetry costs a call that
-// writes no receipt. The database runs on the same machine, so its work
-// for the shipped records competes with the calls for the CPUs.
+// taking turns in one loop, with one caller (an agent's calls one after
+// the other) and with 8 at once. cpu-on/off is the ratio of
+// this process's CPU time per call, the "on" turn counting its background
+// work too (it ends once its spans are exported and its receipts are in
+// the database); on/off is the ratio of wall time. The database runs on
+// this machine, but its own CPU is not talon's and is not counted, and it
+// does not flush its WAL here: on one machine its disk flushes would stand
+// in the way of the receipts' own, which a database elsewhere does not.
+// The
+// fleet-only and telemetry-only pairs split the cost, and the noreceipts
+// pair shows what telemetry costs a call that writes no receipt.
 func BenchmarkCallOverhead(b *testing.B) {
-	c := durableCluster(b)
+	c, err := fleettest.Start(fleettest.Options{})
+	if err != nil {
+		b.Skipf("no PostgreSQL: %v", err)
+	}
+	b.Cleanup(func() { _ = c.Stop() })
 	_, url := benchDB(b, c)
 	sink := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
@@ -316,64 +326,103 @@ func BenchmarkCallOverhead(b *testing.B) {
 		b.Cleanup(func() { _ = s.Close() })
 		return s, d
 	}
-	shipped := func() *receipts.Store {
+	type side struct {
+		rt    *runtime.Runtime
+		fleet *Fleet // nil: nothing shipped
+		tel   bool
+		calls uint64
+	}
+	plain := func(receiptsOn, telOn bool) *side {
+		var obs runtime.Observer
+		if telOn {
+			obs = tel.Observer()
+		}
+		if !receiptsOn {
+			return &side{rt: benchRuntime(b, nil, obs), tel: telOn}
+		}
+		s, _ := open()
+		return &side{rt: benchRuntime(b, s, obs), tel: telOn}
+	}
+	shipped := func(telOn bool) *side {
 		s, d := open()
 		f, err := New(Options{URL: url, DataDir: d})
 		if err != nil {
 			b.Fatal(err)
 		}
-		f.ShipChain(s.Chain())
+		f.ShipStore(s)
 		f.Start()
 		b.Cleanup(func() { _ = f.Close() })
-		return s
+		var obs runtime.Observer
+		if telOn {
+			obs = tel.Observer()
+		}
+		return &side{rt: benchRuntime(b, s, obs), fleet: f, tel: telOn}
 	}
-	plain := func() *receipts.Store { s, _ := open(); return s }
-
 	pairs := []struct {
 		name    string
-		off, on *runtime.Runtime
+		off, on *side
 	}{
-		{"receipts", benchRuntime(b, plain(), nil), benchRuntime(b, shipped(), tel.Observer())},
-		{"receipts/fleet-only", benchRuntime(b, plain(), nil), benchRuntime(b, shipped(), nil)},
-		{"receipts/telemetry-only", benchRuntime(b, plain(), nil), benchRuntime(b, plain(), tel.Observer())},
-		{"noreceipts", benchRuntime(b, nil, nil), benchRuntime(b, nil, tel.Observer())},
+		{"receipts", plain(true, false), shipped(true)},
+		{"receipts/fleet-only", plain(true, false), shipped(false)},
+		{"receipts/telemetry-only", plain(true, false), plain(true, true)},
+		{"noreceipts", plain(false, false), plain(false, true)},
 	}
-	const callers, round = 8, 64
+	const round = 256
 	for _, p := range pairs {
-		b.Run(p.name, func(b *testing.B) {
-			run := func(rt *runtime.Runtime) time.Duration {
-				start := time.Now()
-				var wg sync.WaitGroup
-				for range callers {
-					wg.Go(func() {
-						for range round / callers {
-							if res, err := rt.Call(context.Background(), tool.Call{Name: "nop"}); err != nil || !res.Success {
-								b.Errorf("call: %+v %v", res, err)
-								return
+		for _, callers := range []int{1, 8} {
+			b.Run(fmt.Sprintf("%s/c=%d", p.name, callers), func(b *testing.B) {
+				// run makes one round of calls and waits for what they
+				// left to do in the background.
+				run := func(sd *side) (wall, cpu time.Duration) {
+					c0, start := cpuTime(), time.Now()
+					var wg sync.WaitGroup
+					for range callers {
+						wg.Go(func() {
+							for range round / callers {
+								if res, err := sd.rt.Call(context.Background(), tool.Call{Name: "nop"}); err != nil || !res.Success {
+									b.Errorf("call: %+v %v", res, err)
+									return
+								}
 							}
+						})
+					}
+					wg.Wait()
+					wall = time.Since(start)
+					sd.calls += round
+					if sd.tel {
+						_ = tel.Flush(context.Background())
+					}
+					for sd.fleet != nil && sd.fleet.Stats().Shipped < sd.calls {
+						time.Sleep(time.Millisecond)
+					}
+					return wall, cpuTime() - c0
+				}
+				var offWall, onWall, offCPU, onCPU time.Duration
+				b.ResetTimer()
+				for i := range b.N {
+					order := []*side{p.off, p.on}
+					if i%2 == 1 {
+						order = []*side{p.on, p.off}
+					}
+					for _, sd := range order {
+						w, c := run(sd)
+						if sd == p.on {
+							onWall, onCPU = onWall+w, onCPU+c
+						} else {
+							offWall, offCPU = offWall+w, offCPU+c
 						}
-					})
+					}
 				}
-				wg.Wait()
-				return time.Since(start)
-			}
-			var off, on time.Duration
-			b.ResetTimer()
-			for i := range b.N {
-				if i%2 == 0 {
-					off += run(p.off)
-					on += run(p.on)
-				} else {
-					on += run(p.on)
-					off += run(p.off)
-				}
-			}
-			b.StopTimer()
-			calls := float64(b.N * round)
-			b.ReportMetric(float64(off.Nanoseconds())/calls, "off-ns/call")
-			b.ReportMetric(float64(on.Nanoseconds())/calls, "on-ns/call")
-			b.ReportMetric(float64(on)/float64(off), "on/off")
-		})
+				b.StopTimer()
+				calls := float64(b.N * round)
+				b.ReportMetric(float64(offWall.Nanoseconds())/calls, "off-ns/call")
+				b.ReportMetric(float64(onWall.Nanoseconds())/calls, "on-ns/call")
+				b.ReportMetric(float64(onWall)/float64(offWall), "on/off")
+				b.ReportMetric(float64(offCPU.Nanoseconds())/calls, "off-cpu-ns/call")
+				b.ReportMetric(float64(onCPU.Nanoseconds())/calls, "on-cpu-ns/call")
+				b.ReportMetric(float64(onCPU)/float64(offCPU), "cpu-on/off")
+			})
+		}
 	}
 }
 

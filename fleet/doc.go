@@ -11,7 +11,7 @@
 //	if err != nil {
 //		return err // a bad URL, an unreadable host id
 //	}
-//	f.ShipChain(store.Chain())     // its own chain first
+//	f.ShipStore(store)             // its own chain first
 //	f.Attach(queue, timeout)       // [fleet] approvals = true
 //	f.Start()                      // connects in the background, retrying
 //	defer f.Close()

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/receipts"
 )
 
 // Options configure [New]. Every field but URL and DataDir may be left
@@ -131,10 +132,15 @@ func New(o Options) (*Fleet, error) {
 // Host returns the host id.
 func (f *Fleet) Host() string { return f.host }
 
-// ShipChain asks for a chain (this process's own, [receipts.Store.Chain])
-// to be shipped first. Other chains of the store that no running process
-// ships are shipped too.
-func (f *Fleet) ShipChain(chain string) { f.ship.want(chain) }
+// ShipChain asks for a chain to be shipped first. Other chains of the
+// store that no running process ships are shipped too.
+func (f *Fleet) ShipChain(chain string) { f.ship.want(chain, nil) }
+
+// ShipStore asks for the chain of s, a Store of this process, to be
+// shipped first: the shipper then copies only what s says is on disk
+// ([receipts.Store.Synced]) and needs no fsync of its own to be sure a
+// record it ships cannot be lost from the log.
+func (f *Fleet) ShipStore(s *receipts.Store) { f.ship.want(s.Chain(), s.Synced) }
 
 // Attach publishes the approvals q waits for and lets people answer them
 // from any machine; timeout is the queue's wait bound, which sets each

@@ -204,7 +204,7 @@ func newHost(t *testing.T, url string, o Options) *host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.fleet.ShipChain(h.store.Chain())
+	h.fleet.ShipStore(h.store)
 	t.Cleanup(func() { _ = h.fleet.Close() })
 	return h
 }

@@ -65,10 +65,13 @@ type shipper struct {
 	// onShipped, when set, sees every committed batch (benchmarks).
 	onShipped func([]*receipts.Receipt)
 
-	mu     sync.Mutex
-	first  []string // chains to take first (ShipChain), in order
-	chains map[string]*chainShip
-	months map[string]bool
+	mu    sync.Mutex
+	first []string // chains to take first (ShipChain), in order
+	// durable holds, for chains a Store of this process writes, what
+	// it says is on disk (ShipStore).
+	durable map[string]func() uint64
+	chains  map[string]*chainShip
+	months  map[string]bool
 	// scanned is when the store was last listed for chains.
 	scanned time.Time
 	// keysMod is the public key file's modification time when its keys
@@ -94,6 +97,8 @@ type chainShip struct {
 	resumed bool
 	// broken stops the chain after the log broke its order.
 	broken string
+	// durable is the writing Store's Synced, when it is in this process.
+	durable func() uint64
 }
 
 func (c *chainShip) name() string { return receipts.ChainName(c.id) }
@@ -106,15 +111,19 @@ func newShipper(host, dir, dataDir string, batch int, poll time.Duration, log ze
 		poll = DefaultPoll
 	}
 	return &shipper{host: host, dir: dir, lockDir: filepath.Join(dataDir, ShipLockDir), batch: batch, poll: poll, log: log,
-		chains: map[string]*chainShip{}, months: map[string]bool{}, wake: make(chan struct{}, 1)}
+		chains: map[string]*chainShip{}, months: map[string]bool{}, wake: make(chan struct{}, 1), durable: map[string]func() uint64{}}
 }
 
-// want asks for chain to be shipped by this process, before the others.
-func (s *shipper) want(chain string) {
+// want asks for chain to be shipped by this process, before the others;
+// durable, when not nil, is its Store's Synced.
+func (s *shipper) want(chain string, durable func() uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !slices.Contains(s.first, chain) {
 		s.first = append(s.first, chain)
+	}
+	if durable != nil {
+		s.durable[chain] = durable
 	}
 	s.scanned = time.Time{}
 }
@@ -232,7 +241,7 @@ func (s *shipper) scan() error {
 		if l == nil {
 			continue // another process ships it
 		}
-		s.chains[id] = &chainShip{id: id, lock: l}
+		s.chains[id] = &chainShip{id: id, lock: l, durable: s.durable[id]}
 	}
 	return nil
 }
@@ -285,7 +294,7 @@ func (s *shipper) resume(ctx context.Context, db *DB, c *chainShip) error {
 	if c.f != nil {
 		_ = c.f.Close()
 	}
-	c.f, err = receipts.FollowChain(s.dir, c.id, receipts.FollowOptions{After: uint64(seq), Prev: hash})
+	c.f, err = receipts.FollowChain(s.dir, c.id, receipts.FollowOptions{After: uint64(seq), Prev: hash, Durable: c.durable})
 	if err != nil {
 		return err
 	}
