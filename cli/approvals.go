@@ -153,12 +153,18 @@ func newApprovalsDecideCmd(e *env, verb string) *cobra.Command {
 					ans = approval.Permanent
 				}
 			}
+			fleetDecide := func() error { // cli/fleet.go
+				if err := mcpserver.CheckPerson(); err != nil {
+					return approvalsError(err)
+				}
+				return e.fleetDecide(cmd, args[0], ans)
+			}
 			if viaFleet {
-				return e.fleetDecide(cmd, args[0], ans) // cli/fleet.go
+				return fleetDecide()
 			}
 			if err := mcpserver.Decide(cmd.Context(), dir, args[0], ans); err != nil {
 				if (errors.Is(err, approval.ErrNotPending) || errors.Is(err, mcpserver.ErrNoServer)) && e.fleetApprovals() {
-					return e.fleetDecide(cmd, args[0], ans) // not waiting here: another host's
+					return fleetDecide() // not waiting here: another host's
 				}
 				return approvalsError(err)
 			}
