@@ -48,13 +48,17 @@ func (yes) Approve(context.Context, approval.Request) (approval.Answer, error) {
 	return approval.Yes, nil
 }
 
-func newRuntime(t *testing.T, tel *Telemetry) *runtime.Runtime {
+func newRuntime(t testing.TB, tel *Telemetry) *runtime.Runtime {
 	t.Helper()
+	var obs runtime.Observer
+	if tel != nil {
+		obs = tel.Observer()
+	}
 	none := []string{}
 	cfg := &config.Config{}
 	cfg.Tools.Optional = &none
 	rt, err := runtime.New(runtime.Options{Config: cfg, Workspace: t.TempDir(), DataDir: t.TempDir(), Approver: yes{},
-		Tools: []tool.Tool{echo{"t_low", tool.Low}, echo{"t_mid", tool.Medium}}, Logger: zerolog.Nop(), Observer: tel.Observer()})
+		Tools: []tool.Tool{echo{"t_low", tool.Low}, echo{"t_mid", tool.Medium}}, Logger: zerolog.Nop(), Observer: obs})
 	if err != nil {
 		t.Fatal(err)
 	}
