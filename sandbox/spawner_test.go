@@ -18,6 +18,7 @@ import (
 // or start processes themselves, each with the reason. Keep it short: every
 // entry is a process that escapes the spawner's protections.
 var spawnerAllowlist = map[string]string{
+	"fleet/fleettest":         "starts the PostgreSQL cluster the fleet tests and benchmarks run against; only tests import it",
 	"internal/pluginbuild":    "builds plugin fixtures with the Go toolchain and wat2wasm for tests and benchmarks; never tool work",
 	"workspace/workspacetest": "starts the racing process of the workspace swap tests, which must run outside any sandbox; only tests import it",
 	"xtask":                   "the build tool runs the Go toolchain for releases; never tool work",
