@@ -307,7 +307,8 @@ type runtimeOptions struct {
 	surface  string
 	approver approval.Approver
 	// receipts opens the receipt store for writing; commands that only look
-	// (list, explain) leave it closed so they never contend for its lock.
+	// (list, explain) leave it closed: they take no chain and never read
+	// the signing key.
 	receipts bool
 	// runs is set by commands that run tools (serve, tools call): they
 	// refuse a workspace chosen only by where talon was started when it
