@@ -54,6 +54,14 @@ const (
 	srcIssue7 = "issue 7 (WASM plugins)"
 	// srcIssue17 is the shell's background work and terminals.
 	srcIssue17 = "issue 17 (the shell's workdir, background and pty)"
+	// srcIssue15 is the file tools through os.Root and the protected paths.
+	srcIssue15 = "issue 15 (talon's state out of every tool's reach)"
+	// srcIssue16 is many talon processes sharing one data dir.
+	srcIssue16 = "issue 16 (many processes on one machine)"
+	// srcIssue19 is speed where users feel it.
+	srcIssue19 = "issue 19 (speed where users feel it)"
+	// srcIssue21 is the console.
+	srcIssue21 = "issue 21 (the console)"
 	// srcIssue22 is the fleet: PostgreSQL and OpenTelemetry.
 	srcIssue22 = "issue 22 (the fleet in PostgreSQL, telemetry in OpenTelemetry)"
 )
@@ -92,6 +100,22 @@ var benchRows = []benchRow{
 		Num: bref("bench/start", "BenchmarkBinarySize/default+tools-coding-cli"), Unit: "delta-bytes"},
 	{Title: "binary size, dist selection", Kind: benchAbsolute,
 		Num: bref("bench/start", "BenchmarkBinarySize/dist"), Unit: "bytes"},
+
+	// Many plugins installed: processes taking turns with 0, 10 and 50 WASM
+	// plugins (bench/start BenchmarkPlugins), after the first start that
+	// describes them.
+	{Title: "`talon tools list` with 50 WASM plugins against none, interleaved", Kind: benchReported,
+		Num: bref("bench/start", "BenchmarkPlugins/ratio"), Unit: "tools-list-50/0", Max: 1.2, Source: srcIssue19},
+	{Title: "`talon serve --stdio` ready with 50 WASM plugins against none, interleaved", Kind: benchReported,
+		Num: bref("bench/start", "BenchmarkPlugins/ratio"), Unit: "serve-ready-50/0", Max: 1.2, Source: srcIssue19},
+	{Title: "`talon tools list` with 10 WASM plugins against none, interleaved", Kind: benchReported,
+		Num: bref("bench/start", "BenchmarkPlugins/ratio"), Unit: "tools-list-10/0"},
+	{Title: "`talon serve --stdio` resident set with 50 WASM plugins, ready", Kind: benchAbsolute,
+		Num: bref("bench/start", "BenchmarkPlugins/serve-ready/n=50"), Unit: "rss-bytes", Max: 60 << 20, Source: srcIssue19},
+	{Title: "`talon serve --stdio` resident set with no plugins, ready", Kind: benchAbsolute,
+		Num: bref("bench/start", "BenchmarkPlugins/serve-ready/n=0"), Unit: "rss-bytes"},
+	{Title: "first call of a WASM plugin listed from the describe cache, beyond its compile from the cache", Kind: benchAbsolute,
+		Num: bref("plugins/wasm", "BenchmarkWASMFirstCall"), Unit: "overhead-ns/op", Max: 5 * benchMsec, Source: srcIssue19},
 
 	// Catalog and dispatch.
 	{Title: "`talon tools list` against an empty Go binary, one after the other", Kind: benchRatio,
@@ -188,6 +212,31 @@ var benchRows = []benchRow{
 		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=8"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=8")},
 	{Title: "time per durable receipt against raw append+fsync, 64 callers", Kind: benchRatio,
 		Num: bref("receipts", "BenchmarkDurable/mode=store/callers=64"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/callers=64")},
+	{Title: "durable receipts, 16 callers in each of 4 processes", Kind: benchAbsolute,
+		Num: bref("receipts", "BenchmarkDurable/mode=store/procs=4/callers=16"), Unit: "receipts/s", Min: 10000, Source: srcIssue16},
+	{Title: "time per durable receipt against raw append+fsync, 16 callers in each of 4 processes", Kind: benchRatio,
+		Num: bref("receipts", "BenchmarkDurable/mode=store/procs=4/callers=16"), Base: bref("receipts", "BenchmarkDurable/mode=rawfsync/procs=4/callers=16")},
+
+	// Containment: the file tools through os.Root, git's hardening,
+	// secrets redacted from what tools return.
+	{Title: "file read through the workspace root against the path checks, interleaved, CPU", Kind: benchReported,
+		Num: bref("workspace", "BenchmarkInterleaved/read"), Unit: "root/resolve-cpu", Max: 1.2, Source: srcIssue15},
+	{Title: "file write through the workspace root against the path checks, interleaved, CPU", Kind: benchReported,
+		Num: bref("workspace", "BenchmarkInterleaved/write"), Unit: "root/resolve-cpu", Max: 1.2, Source: srcIssue15},
+	{Title: "walk and read of 200 files through the workspace root against the path checks, interleaved, CPU", Kind: benchReported,
+		Num: bref("workspace", "BenchmarkInterleaved/walk"), Unit: "root/resolve-cpu", Max: 1.2, Source: srcIssue15},
+	{Title: "git status through the spawner's hardening against a plain start", Kind: benchRatio,
+		Num: bref("sandbox", "BenchmarkGitSpawn/spawner"), Base: bref("sandbox", "BenchmarkGitSpawn/plain")},
+	{Title: "secret redaction of a tool's output against a literal replacer", Kind: benchRatio,
+		Num: bref("netguard", "BenchmarkRedactor/redactor"), Base: bref("netguard", "BenchmarkRedactor/literal-replacer")},
+
+	// The console.
+	{Title: "approval row in an open console after the call starts waiting, SSE", Kind: benchAbsolute,
+		Num: bref("console", "BenchmarkApprovalRow/console"), Unit: "ms/row", Max: 200, Source: srcIssue21},
+	{Title: "approval row in the console's page in headless Chromium after the call starts waiting", Kind: benchAbsolute,
+		Num: bref("console", "BenchmarkApprovalRowBrowser"), Unit: "ms/row", Max: 200, Source: srcIssue21},
+	{Title: "console Receipts page, first page of 100,000 receipts", Kind: benchAbsolute,
+		Num: bref("console", "BenchmarkReceiptsPage/console-first-page"), Max: 100 * benchMsec, Source: srcIssue21},
 
 	// The fleet: receipts shipped to PostgreSQL (a throwaway cluster on
 	// this machine that flushes its WAL at every commit), spans and
