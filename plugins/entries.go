@@ -134,7 +134,7 @@ func (c *entryCache) check(dir string, m *manifest.Manifest) (string, error) {
 	}
 	if file != "" && entryClock().Sub(changed) >= settleTime {
 		rec := entryRecord{Version: entryCacheVersion, Path: p, Stat: key, SHA256: m.SHA256}
-		_ = writeFileAtomic(file, rec.encode()) // a record not written is a hash next time
+		_ = WriteCacheFile(file, rec.encode()) // a record not written is a hash next time
 	}
 	return p, nil
 }
@@ -147,13 +147,16 @@ func readEntryRecord(file string) (entryRecord, error) {
 	return decodeEntryRecord(b)
 }
 
-// writeFileAtomic writes file through a temporary file and a rename.
-func writeFileAtomic(file string, b []byte) error {
+// WriteCacheFile writes one of the plugin caches' files (an entry's
+// digest record, a host's describe document) through a temporary file in
+// its directory and a rename, so a reader never sees half of one. It does
+// not sync: a cache file lost in a crash is computed again.
+func WriteCacheFile(file string, b []byte) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".entry-*")
+	tmp, err := os.CreateTemp(dir, ".cache-*")
 	if err != nil {
 		return err
 	}

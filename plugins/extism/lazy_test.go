@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 
@@ -127,7 +128,7 @@ func TestFirstCallCannotCompile(t *testing.T) {
 			p := &manifest.Plugin{Manifest: manifest.Manifest{Name: f.name}, Hash: f.hash}
 			doc, _ := json.Marshal(loadRecord{Version: recordVersion, Servlet: true,
 				Describe: json.RawMessage(`{"tools":[{"name":"shout","inputSchema":{"type":"object"}}]}`)})
-			if err := writeFileAtomic(recordFile(data, describeKey(p, f.sum)), doc); err != nil {
+			if err := plugins.WriteCacheFile(recordFile(data, describeKey(p, f.sum)), doc); err != nil {
 				t.Fatal(err)
 			}
 			return f

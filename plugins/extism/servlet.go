@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
 )
@@ -271,7 +272,7 @@ func (p *plugin) writeRecord(file string, rec loadRecord) {
 	}
 	b, err := json.Marshal(rec)
 	if err == nil {
-		err = writeFileAtomic(file, b)
+		err = plugins.WriteCacheFile(file, b)
 	}
 	if err != nil {
 		p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("could not cache the plugin's description")
@@ -361,31 +362,4 @@ func (p *plugin) describeError(ctx, dctx context.Context, deadline time.Duration
 		return fmt.Errorf("%w: starting the module and describe took more than %s, the deadline to describe its tools: a plugin must describe its tools without doing work; fix the plugin or remove it", ErrTimeout, deadline)
 	}
 	return err
-}
-
-// writeFileAtomic writes file through a temporary file and a rename, so a
-// reader never sees half a description.
-func writeFileAtomic(file string, b []byte) error {
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".describe-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

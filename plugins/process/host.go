@@ -149,7 +149,7 @@ func (in *instance) describe(ctx context.Context) ([]tool.Spec, error) {
 	}
 	if file != "" {
 		if b, err := json.Marshal(cached); err == nil {
-			if err := writeFileAtomic(file, b); err != nil {
+			if err := plugins.WriteCacheFile(file, b); err != nil {
 				in.log.Warn().Err(err).Msg("could not cache the plugin's description")
 			}
 		}
@@ -197,24 +197,4 @@ func (in *instance) specs(cached []cachedSpec) ([]tool.Spec, error) {
 		})
 	}
 	return out, nil
-}
-
-func writeFileAtomic(file string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".describe-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), file)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 
@@ -69,7 +70,7 @@ func (p *plugin) tooling(ctx context.Context, key, dataDir string, deadline time
 		return err
 	}
 	if file != "" {
-		if err := writeFileAtomic(file, doc); err != nil {
+		if err := plugins.WriteCacheFile(file, doc); err != nil {
 			p.log.Warn().Str("attribution", p.attr.String()).Err(err).Msg("could not cache the plugin's description")
 		}
 	}
@@ -133,31 +134,4 @@ func (p *plugin) describeWith(ctx context.Context) ([]byte, error) {
 	}
 	inst.out.flush()
 	return doc, nil
-}
-
-// writeFileAtomic writes file through a temporary file in its directory
-// and a rename, so a reader never sees half a description.
-func writeFileAtomic(file string, b []byte) error {
-	dir := filepath.Dir(file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".describe-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		_ = tmp.Close()
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), file); err != nil {
-		_ = os.Remove(tmp.Name())
-		return err
-	}
-	return nil
 }

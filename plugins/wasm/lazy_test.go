@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/talonhq/talon/internal/pluginbuild"
+	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 
@@ -105,7 +106,7 @@ func TestFirstCallCannotCompile(t *testing.T) {
 			// The description another talon (another wazero) cached.
 			p := &manifest.Plugin{Manifest: manifest.Manifest{Name: f.name}, Hash: f.hash}
 			doc, _ := json.Marshal(map[string]any{"tools": []any{map[string]any{"name": "echo_args", "description": "d", "inputSchema": map[string]any{"type": "object"}, "tier": "low"}}})
-			if err := writeFileAtomic(describeCacheFile(data, describeKey(p, f.sum)), doc); err != nil {
+			if err := plugins.WriteCacheFile(describeCacheFile(data, describeKey(p, f.sum)), doc); err != nil {
 				t.Fatal(err)
 			}
 			return f
