@@ -371,7 +371,9 @@ func (t *pluginTool) Execute(ctx context.Context, args json.RawMessage) (tool.Re
 		cctx, cancel = context.WithCancel(ctx)
 	}
 	resp, err := c.rpc.Call(cctx, &pb.CallRequest{CallId: id, Tool: t.spec.Name, Arguments: args, Config: cfg})
-	deadline := cctx.Err() != nil && ctx.Err() == nil
+	// The deadline travels with the call, so the plugin's side may end the
+	// stream with DeadlineExceeded a moment before this side's timer fires.
+	deadline := ctx.Err() == nil && (cctx.Err() != nil || status.Code(err) == codes.DeadlineExceeded)
 	cancel()
 	if err != nil {
 		if ctx.Err() != nil || deadline {
