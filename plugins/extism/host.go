@@ -22,6 +22,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
 )
@@ -250,7 +251,8 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 		return nil, err
 	}
 	pl.protected = protectedFor(env)
-	pl.pool = newPool(limits.Instances(), h.opts.IdleTimeout, pl.newInstance)
+	pl.pool = instpool.New(instpool.Options[*instance]{Max: limits.Instances(), IdleTimeout: h.opts.IdleTimeout,
+		New: pl.newInstance, Close: (*instance).close, ErrBusy: ErrBusy, ErrClosed: ErrClosed})
 	sum := pl.module.sha256
 	if sum == "" {
 		// Only a plugin without a manifest digest (a test fixture) is read

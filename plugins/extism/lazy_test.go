@@ -63,7 +63,7 @@ func TestLoadIsLazy(t *testing.T) {
 			if !p.isCompiled() {
 				t.Fatal("the first load did not check and compile the module")
 			}
-			if idle, inUse := p.pool.stats(); idle != 0 || inUse != 0 {
+			if idle, inUse := p.pool.Stats(); idle != 0 || inUse != 0 {
 				t.Errorf("after the first load the pool holds %d idle and %d busy instances, want none", idle, inUse)
 			}
 			l, _ := mustLoad(t, New(Options{}), f)

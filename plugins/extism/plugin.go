@@ -16,6 +16,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/workspace"
@@ -40,7 +41,7 @@ type plugin struct {
 	servlet   bool
 	mounts    []mount
 	protected workspace.Protected
-	pool      *pool
+	pool      *instpool.Pool[*instance]
 	tools     []tool.Tool
 
 	// Set once by prepare, under prepMu; read by instances after it.
@@ -67,7 +68,7 @@ func (p *plugin) Close(ctx context.Context) error {
 
 func (p *plugin) close(ctx context.Context) {
 	p.closeOnce.Do(func() {
-		p.pool.shutdown(ctx, func() {
+		p.pool.Shutdown(ctx, func() {
 			p.prepMu.Lock()
 			compiled := p.compiled
 			p.prepMu.Unlock()
@@ -150,7 +151,7 @@ type outcome struct {
 func (p *plugin) run(ctx context.Context, toolName, export string, input []byte, forbidden []workspace.Pattern) (outcome, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
-	inst, err := p.pool.acquire(ctx)
+	inst, err := p.pool.Acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return outcome{}, fmt.Errorf("%w waiting for an instance: %w", ErrTimeout, err)
@@ -180,7 +181,7 @@ func (p *plugin) run(ctx context.Context, toolName, export string, input []byte,
 	if err != nil {
 		p.log.Debug().Str("attribution", p.attr.String()).Err(err).Msg("instance discarded")
 	}
-	p.pool.release(ctx, inst, keep)
+	p.pool.Release(ctx, inst, keep)
 	return res, err
 }
 

@@ -333,7 +333,7 @@ func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, 
 	deadline = min(deadline, p.limits.Timeout())
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	inst, err := p.pool.acquire(dctx)
+	inst, err := p.pool.Acquire(dctx)
 	if err != nil {
 		return nil, p.describeError(ctx, dctx, deadline, err)
 	}
@@ -350,7 +350,7 @@ func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, 
 	if err == nil {
 		_, err = DecodeDescribe(res.out)
 	}
-	p.pool.release(dctx, inst, false)
+	p.pool.Release(dctx, inst, false)
 	if err != nil {
 		return nil, p.describeError(ctx, dctx, deadline, err)
 	}

@@ -337,11 +337,11 @@ func BenchmarkWASMAcquire(b *testing.B) {
 	})
 	b.Run("warm", func(b *testing.B) {
 		for b.Loop() {
-			inst, err := p.pool.acquire(ctx)
+			inst, err := p.pool.Acquire(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
-			p.pool.release(ctx, inst, true)
+			p.pool.Release(ctx, inst, true)
 		}
 	})
 }

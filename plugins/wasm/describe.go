@@ -107,11 +107,11 @@ func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, 
 }
 
 func (p *plugin) describeWith(ctx context.Context) ([]byte, error) {
-	inst, err := p.pool.acquire(ctx)
+	inst, err := p.pool.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer p.pool.release(ctx, inst, false)
+	defer p.pool.Release(ctx, inst, false)
 	ctx = withState(ctx, &callState{p: p, inst: inst})
 	res, err := inst.version.Call(ctx)
 	if err != nil {

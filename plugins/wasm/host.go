@@ -21,6 +21,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/secret"
 	"github.com/talonhq/talon/tool"
@@ -216,8 +217,9 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 
 		configRead: p.Manifest.Permissions.ConfigRead,
 	}
-	pl.pool = newPool(limits.Instances(), h.opts.IdleTimeout, pl.newInstance)
-	pl.pool.afterReap = func(left int) {
+	pl.pool = instpool.New(instpool.Options[*instance]{Max: limits.Instances(), IdleTimeout: h.opts.IdleTimeout,
+		New: pl.newInstance, Close: (*instance).close, ErrBusy: ErrBusy, ErrClosed: ErrClosed})
+	pl.pool.AfterReap = func(left int) {
 		h.reclaimer.reclaim()
 		if h.onReap != nil {
 			h.onReap(left)

@@ -53,19 +53,19 @@ func TestLoadIsLazy(t *testing.T) {
 	if !p.isCompiled() {
 		t.Fatal("the first load described the module without compiling it")
 	}
-	if idle, inUse := p.pool.stats(); idle != 0 || inUse != 0 {
+	if idle, inUse := p.pool.Stats(); idle != 0 || inUse != 0 {
 		t.Errorf("after the first load the pool holds %d idle and %d busy instances, want none", idle, inUse)
 	}
 	l, _ := mustLoad(t, New(Options{}), f)
 	q := l.(*plugin)
-	if q.isCompiled() || q.pool.created.Load() != 0 {
-		t.Fatalf("a load with a warm describe cache compiled the module (%v) or made %d instances", q.isCompiled(), q.pool.created.Load())
+	if q.isCompiled() || q.pool.Created() != 0 {
+		t.Fatalf("a load with a warm describe cache compiled the module (%v) or made %d instances", q.isCompiled(), q.pool.Created())
 	}
 	if res := call(t, q, "echo_args", `{"x":1}`); !res.Success {
 		t.Fatalf("first call: %s", res.Error)
 	}
-	if !q.isCompiled() || q.pool.created.Load() != 1 {
-		t.Errorf("after the first call: compiled %v, %d instances", q.isCompiled(), q.pool.created.Load())
+	if !q.isCompiled() || q.pool.Created() != 1 {
+		t.Errorf("after the first call: compiled %v, %d instances", q.isCompiled(), q.pool.Created())
 	}
 }
 
@@ -127,8 +127,8 @@ func TestFirstCallCannotCompile(t *testing.T) {
 			if !strings.Contains(logs.String(), "wasm call failed") {
 				t.Errorf("no warning logged:\n%s", logs)
 			}
-			if p.pool.created.Load() != 2 || p.isCompiled() {
-				t.Errorf("instances tried %d, compiled %v", p.pool.created.Load(), p.isCompiled())
+			if p.pool.Created() != 2 || p.isCompiled() {
+				t.Errorf("instances tried %d, compiled %v", p.pool.Created(), p.isCompiled())
 			}
 		})
 	}

@@ -69,10 +69,10 @@ func TestBadResponsesAreFailedResults(t *testing.T) {
 				wantFailure(t, call(t, l, "run", `{}`), append([]string{"wasm." + tt.name + ": run:"}, tt.text...)...)
 			}
 			pl := l.(*plugin)
-			if idle, inUse := pl.pool.stats(); idle != 0 || inUse != 0 {
+			if idle, inUse := pl.pool.Stats(); idle != 0 || inUse != 0 {
 				t.Fatalf("idle %d, in use %d: a failed instance was kept", idle, inUse)
 			}
-			if got := pl.pool.created.Load(); got != 2 { // describe's, then a new one for the second call
+			if got := pl.pool.Created(); got != 2 { // describe's, then a new one for the second call
 				t.Fatalf("created %d instances, want 2", got)
 			}
 		})
@@ -253,7 +253,7 @@ func TestDeadlineEnforcementOff(t *testing.T) {
 		// The quarantined instance holds its slot until the guest returns,
 		// then is closed, never reused.
 		waitIdle(t, p)
-		if idle, _ := p.pool.stats(); idle != 0 {
+		if idle, _ := p.pool.Stats(); idle != 0 {
 			t.Fatalf("%d idle instances: the quarantined one was kept", idle)
 		}
 		if err := p.Close(context.Background()); err != nil {
@@ -282,7 +282,7 @@ func TestDeadlineEnforcementOff(t *testing.T) {
 func waitIdle(t *testing.T, p *plugin) {
 	t.Helper()
 	for {
-		if _, inUse := p.pool.stats(); inUse == 0 {
+		if _, inUse := p.pool.Stats(); inUse == 0 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -312,12 +312,12 @@ func TestPoolConcurrentCalls(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	idle, inUse := p.pool.stats()
+	idle, inUse := p.pool.Stats()
 	if inUse != 0 || idle > max {
 		t.Fatalf("idle %d, in use %d, max %d", idle, inUse, max)
 	}
 	// 96 calls + describe, recycled every 7 calls: more than 97/7 instances.
-	if c := p.pool.created.Load(); c < 97/7 {
+	if c := p.pool.Created(); c < 97/7 {
 		t.Fatalf("created %d instances: instances were not recycled", c)
 	}
 }
@@ -360,7 +360,7 @@ func TestRecycling(t *testing.T) {
 		}
 		// calls 1-2 on the first instance (describe's), 3-4 on a second,
 		// 5 on a third.
-		if c := p.pool.created.Load(); c != 3 {
+		if c := p.pool.Created(); c != 3 {
 			t.Fatalf("created %d instances, want 3", c)
 		}
 	})
@@ -370,8 +370,8 @@ func TestRecycling(t *testing.T) {
 		for range 2 {
 			wantText(t, call(t, p, "run", `{}`), "grown")
 		}
-		if idle, _ := p.pool.stats(); idle != 0 || p.pool.created.Load() != 2 {
-			t.Fatalf("idle %d, created %d: a grown instance was kept", idle, p.pool.created.Load())
+		if idle, _ := p.pool.Stats(); idle != 0 || p.pool.Created() != 2 {
+			t.Fatalf("idle %d, created %d: a grown instance was kept", idle, p.pool.Created())
 		}
 	})
 }
@@ -388,7 +388,7 @@ func TestCallerCancellation(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "wasm.loop: run:") {
 		t.Fatalf("err = %v", err)
 	}
-	if idle, inUse := p.pool.stats(); idle != 0 || inUse != 0 {
+	if idle, inUse := p.pool.Stats(); idle != 0 || inUse != 0 {
 		t.Fatalf("idle %d, in use %d: the cancelled instance was kept", idle, inUse)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
 	"github.com/talonhq/talon/workspace"
@@ -35,7 +36,7 @@ type plugin struct {
 	guard     *netguard.Guard
 	secret    func(string) (string, bool)
 	maxCalls  int
-	pool      *pool
+	pool      *instpool.Pool[*instance]
 	tools     []tool.Tool
 
 	// Set once by prepare, under prepMu; read by instances after it.
@@ -66,7 +67,7 @@ func (p *plugin) Close(ctx context.Context) error {
 
 func (p *plugin) close(ctx context.Context) {
 	p.closeOnce.Do(func() {
-		p.pool.shutdown(ctx, func() {
+		p.pool.Shutdown(ctx, func() {
 			p.prepMu.Lock()
 			rt := p.rt
 			p.prepMu.Unlock()
@@ -137,7 +138,7 @@ func (t *wasmTool) Execute(ctx context.Context, args json.RawMessage) (tool.Resu
 func (p *plugin) run(ctx context.Context, name string, doc []byte) (tool.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
-	inst, err := p.pool.acquire(ctx)
+	inst, err := p.pool.Acquire(ctx)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return tool.Result{}, fmt.Errorf("%w waiting for an instance: %w", ErrTimeout, err)
@@ -162,7 +163,7 @@ func (p *plugin) run(ctx context.Context, name string, doc []byte) (tool.Result,
 	stop()
 	if cerr := ctx.Err(); cerr != nil {
 		p.log.Warn().Str("attribution", p.attr.String()).Str("tool", name).Msg("a call overran its deadline; its instance was quarantined")
-		p.pool.release(context.WithoutCancel(ctx), inst, false)
+		p.pool.Release(context.WithoutCancel(ctx), inst, false)
 		if errors.Is(cerr, context.DeadlineExceeded) {
 			return tool.Result{}, fmt.Errorf("%w after %s (limits.timeout_ms); the instance was quarantined", ErrTimeout, p.limits.Timeout())
 		}
@@ -194,5 +195,5 @@ func (p *plugin) finish(ctx context.Context, inst *instance, err error) {
 	if err != nil {
 		p.log.Debug().Str("attribution", p.attr.String()).Err(err).Msg("instance discarded")
 	}
-	p.pool.release(ctx, inst, keep)
+	p.pool.Release(ctx, inst, keep)
 }

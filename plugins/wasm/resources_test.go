@@ -63,7 +63,7 @@ func TestDescribeCache(t *testing.T) {
 			f := fixture{name: tt.name, wasm: tt.wasm(t), dataDir: data, hash: strings.Repeat("ab", 32)}
 			h := New(Options{})
 			first, _ := mustLoad(t, h, f)
-			if c := first.(*plugin).pool.created.Load(); c != 1 {
+			if c := first.(*plugin).pool.Created(); c != 1 {
 				t.Fatalf("the first load made %d instances, want 1 (to describe)", c)
 			}
 			files, _ := filepath.Glob(filepath.Join(data, "cache", "wasm-describe", "*.json"))
@@ -73,7 +73,7 @@ func TestDescribeCache(t *testing.T) {
 			for _, h := range []*Host{h, New(Options{})} { // this host, and a fresh one (a later talon start)
 				l, _ := mustLoad(t, h, f)
 				p := l.(*plugin)
-				if c := p.pool.created.Load(); c != 0 {
+				if c := p.pool.Created(); c != 0 {
 					t.Fatalf("a load with a warm describe cache made %d instances: guest code ran", c)
 				}
 				if got, want := toolNames(p), toolNames(first.(*plugin)); got != want {
@@ -83,7 +83,7 @@ func TestDescribeCache(t *testing.T) {
 				if !res.Success {
 					t.Fatalf("call after a cached describe: %s", res.Error)
 				}
-				if c := p.pool.created.Load(); c != 1 {
+				if c := p.pool.Created(); c != 1 {
 					t.Fatalf("the call made %d instances, want 1", c)
 				}
 			}
@@ -91,7 +91,7 @@ func TestDescribeCache(t *testing.T) {
 			g := f
 			g.hash = strings.Repeat("cd", 32)
 			l, _ := mustLoad(t, h, g)
-			if c := l.(*plugin).pool.created.Load(); c != 1 {
+			if c := l.(*plugin).pool.Created(); c != 1 {
 				t.Fatalf("a changed manifest was not described again (%d instances)", c)
 			}
 		})
@@ -113,7 +113,7 @@ func TestDescribeCacheDamaged(t *testing.T) {
 			t.Fatal(err)
 		}
 		l, logs := mustLoad(t, New(Options{}), f)
-		if c := l.(*plugin).pool.created.Load(); c != 1 {
+		if c := l.(*plugin).pool.Created(); c != 1 {
 			t.Fatalf("a damaged cache was used (%d instances)", c)
 		}
 		if !strings.Contains(logs.String(), "ignoring an unreadable describe cache") {
@@ -203,7 +203,7 @@ func TestIdleInstancesGiveMemoryBack(t *testing.T) {
 	// that gets an instance replaced, so all four go back to the pool.
 	var insts []*instance
 	for range 4 {
-		inst, err := p.pool.acquire(context.Background())
+		inst, err := p.pool.Acquire(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func TestIdleInstancesGiveMemoryBack(t *testing.T) {
 			t.Fatal("the idle instances were not closed within a minute")
 		}
 	}
-	if idle, inUse := p.pool.stats(); idle != 0 || inUse != 0 {
+	if idle, inUse := p.pool.Stats(); idle != 0 || inUse != 0 {
 		t.Fatalf("idle %d, in use %d after the pool idled", idle, inUse)
 	}
 	after := rss(t)

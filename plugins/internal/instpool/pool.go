@@ -1,4 +1,7 @@
-package wasm
+// Package instpool keeps the warm instances of one WASM or Extism plugin:
+// at most a fixed number alive, idle ones reused newest first and closed
+// after a while without a call.
+package instpool
 
 import (
 	"context"
@@ -8,23 +11,26 @@ import (
 	"time"
 )
 
-// pool keeps at most max instances of one plugin: idle ones warm, the
+// Pool keeps at most max instances of one plugin: idle ones warm, the
 // rest in use. A slot is held from acquire until the instance is released
 // or, for an instance still running after its caller gave up, until the
 // guest returns; so a plugin never has more than max instances alive. An
 // instance left idle for idleTimeout is closed, so a plugin nobody calls
 // holds no instance at all.
-type pool struct {
+type Pool[T any] struct {
 	slots       chan struct{}
-	make        func(context.Context) (*instance, error)
+	make        func(context.Context) (T, error)
+	close       func(T, context.Context)
 	idleTimeout time.Duration
-	// afterReap runs after each pass of the idle reaper that closed
-	// instances, with how many stay idle.
-	afterReap func(left int)
+	errBusy     error
+	errClosed   error
+	// AfterReap, when set, runs after each pass of the idle reaper that
+	// closed instances, with how many stay idle.
+	AfterReap func(left int)
 
 	mu      sync.Mutex
-	idle    []idleInstance // oldest first; acquire takes the newest
-	reaper  *time.Timer    // the next pass, when instances are idle
+	idle    []idleInstance[T] // oldest first; Acquire takes the newest
+	reaper  *time.Timer       // the next pass, when instances are idle
 	closed  bool
 	inUse   int
 	onDrain func() // run once, when closed and no instance is in use
@@ -33,33 +39,50 @@ type pool struct {
 }
 
 // idleInstance is an instance in the pool and when it was returned.
-type idleInstance struct {
-	inst  *instance
+type idleInstance[T any] struct {
+	inst  T
 	since time.Time
 }
 
-func newPool(max int, idleTimeout time.Duration, newInst func(context.Context) (*instance, error)) *pool {
-	return &pool{slots: make(chan struct{}, max), make: newInst, idleTimeout: idleTimeout}
+// Options configure a [Pool].
+type Options[T any] struct {
+	// Max is how many instances may be alive at once.
+	Max int
+	// IdleTimeout closes an instance returned this long ago; 0 never does.
+	IdleTimeout time.Duration
+	// New makes an instance; Close closes one.
+	New   func(context.Context) (T, error)
+	Close func(T, context.Context)
+	// ErrBusy is wrapped when no slot frees before the caller gives up;
+	// ErrClosed is returned after Shutdown.
+	ErrBusy, ErrClosed error
 }
 
-// acquire returns a warm instance, or a new one when none is idle and a
+// New returns an empty pool.
+func New[T any](o Options[T]) *Pool[T] {
+	return &Pool[T]{slots: make(chan struct{}, o.Max), make: o.New, close: o.Close, idleTimeout: o.IdleTimeout,
+		errBusy: o.ErrBusy, errClosed: o.ErrClosed}
+}
+
+// Acquire returns a warm instance, or a new one when none is idle and a
 // slot is free, waiting for a slot until ctx is done.
-func (p *pool) acquire(ctx context.Context) (*instance, error) {
+func (p *Pool[T]) Acquire(ctx context.Context) (T, error) {
+	var zero T
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w (limits.max_instances is %d): %w", ErrBusy, cap(p.slots), ctx.Err())
+		return zero, fmt.Errorf("%w (limits.max_instances is %d): %w", p.errBusy, cap(p.slots), ctx.Err())
 	}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		<-p.slots
-		return nil, ErrClosed
+		return zero, p.errClosed
 	}
 	p.inUse++
 	if n := len(p.idle); n > 0 {
 		inst := p.idle[n-1].inst
-		p.idle[n-1] = idleInstance{}
+		p.idle[n-1] = idleInstance[T]{}
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
 		return inst, nil
@@ -68,17 +91,17 @@ func (p *pool) acquire(ctx context.Context) (*instance, error) {
 	p.created.Add(1)
 	inst, err := p.make(ctx)
 	if err != nil {
-		p.done(nil, ctx)
-		return nil, err
+		p.done(ctx, inst, false)
+		return zero, err
 	}
 	return inst, nil
 }
 
-// release returns inst to the pool when keep is true, or closes it.
-func (p *pool) release(ctx context.Context, inst *instance, keep bool) {
+// Release returns inst to the pool when keep is true, or closes it.
+func (p *Pool[T]) Release(ctx context.Context, inst T, keep bool) {
 	p.mu.Lock()
 	if keep && !p.closed {
-		p.idle = append(p.idle, idleInstance{inst: inst, since: time.Now()})
+		p.idle = append(p.idle, idleInstance[T]{inst: inst, since: time.Now()})
 		p.inUse--
 		if p.reaper == nil && p.idleTimeout > 0 {
 			p.reaper = time.AfterFunc(p.idleTimeout, p.reap)
@@ -88,14 +111,14 @@ func (p *pool) release(ctx context.Context, inst *instance, keep bool) {
 		return
 	}
 	p.mu.Unlock()
-	p.done(inst, ctx)
+	p.done(ctx, inst, true)
 }
 
 // reap closes the instances idle for idleTimeout (or within a tenth of
 // it, so that instances returned together go together), then schedules
 // the next pass for the oldest one left. Instances being closed count as
 // in use, so a shutdown waits for them before closing the runtime.
-func (p *pool) reap() {
+func (p *Pool[T]) reap() {
 	p.mu.Lock()
 	if p.closed {
 		p.reaper = nil
@@ -103,7 +126,7 @@ func (p *pool) reap() {
 		return
 	}
 	cutoff := time.Now().Add(-(p.idleTimeout - p.idleTimeout/10))
-	var expired []*instance
+	var expired []T
 	kept := p.idle[:0:0]
 	for _, e := range p.idle {
 		if e.since.After(cutoff) {
@@ -118,7 +141,7 @@ func (p *pool) reap() {
 	p.mu.Unlock()
 
 	for _, inst := range expired {
-		inst.close(context.Background())
+		p.close(inst, context.Background())
 	}
 
 	p.mu.Lock()
@@ -134,19 +157,19 @@ func (p *pool) reap() {
 	p.mu.Unlock()
 	// The report comes once the pass is over: the closed instances no
 	// longer count as in use.
-	if len(expired) > 0 && p.afterReap != nil {
-		p.afterReap(left)
+	if len(expired) > 0 && p.AfterReap != nil {
+		p.AfterReap(left)
 	}
 	if drain != nil {
 		drain()
 	}
 }
 
-// done closes inst (if any), frees its slot, and finishes a pending close
-// when it was the last instance in use.
-func (p *pool) done(inst *instance, ctx context.Context) {
-	if inst != nil {
-		inst.close(ctx)
+// done closes inst (when made is set), frees its slot, and finishes a
+// pending shutdown when it was the last instance in use.
+func (p *Pool[T]) done(ctx context.Context, inst T, made bool) {
+	if made {
+		p.close(inst, ctx)
 	}
 	p.mu.Lock()
 	p.inUse--
@@ -161,16 +184,16 @@ func (p *pool) done(inst *instance, ctx context.Context) {
 	}
 }
 
-// stats reports idle and in-use instances.
-func (p *pool) stats() (idle, inUse int) {
+// Stats reports idle and in-use instances.
+func (p *Pool[T]) Stats() (idle, inUse int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.idle), p.inUse
 }
 
-// shutdown closes idle instances and refuses new acquisitions. drain runs
+// Shutdown closes idle instances and refuses new acquisitions. drain runs
 // once no instance is in use: now, or when the last one is released.
-func (p *pool) shutdown(ctx context.Context, drain func()) {
+func (p *Pool[T]) Shutdown(ctx context.Context, drain func()) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -188,12 +211,12 @@ func (p *pool) shutdown(ctx context.Context, drain func()) {
 	}
 	p.mu.Unlock()
 	for _, e := range idle {
-		e.inst.close(ctx)
+		p.close(e.inst, ctx)
 	}
 	if now && drain != nil {
 		drain()
 	}
 }
 
-// close is shutdown with nothing to run afterwards.
-func (p *pool) close() { p.shutdown(context.Background(), nil) }
+// Created is how many instances the pool has made (or tried to make).
+func (p *Pool[T]) Created() int64 { return p.created.Load() }
