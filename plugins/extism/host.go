@@ -8,12 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	goruntime "runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	sdk "github.com/extism/go-sdk"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/hostcache"
 	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
@@ -114,9 +113,8 @@ type Options struct {
 type Host struct {
 	opts Options
 
-	mu     sync.Mutex
-	caches map[string]wazero.CompilationCache
-	real   map[string]string // workspaces with their links resolved
+	// dirs holds the compilation caches and the resolved workspaces.
+	dirs hostcache.Cache
 }
 
 var _ plugins.Host = (*Host)(nil)
@@ -132,56 +130,7 @@ func New(o Options) *Host {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}, real: map[string]string{}}
-}
-
-// realDir returns dir with its symbolic links resolved (dir itself when
-// that fails), once per directory: every plugin of a start shares the
-// workspace.
-func (h *Host) realDir(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	h.mu.Lock()
-	real, ok := h.real[dir]
-	h.mu.Unlock()
-	if ok {
-		return real
-	}
-	real = dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		real = r
-	}
-	h.mu.Lock()
-	h.real[dir] = real
-	h.mu.Unlock()
-	return real
-}
-
-// cache returns the compilation cache of dataDir: DataDir/cache/wasm, the
-// directory the WASM host uses too (wazero keys entries by module digest
-// and its own version), or memory only without a data directory.
-func (h *Host) cache(dataDir string) (wazero.CompilationCache, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if c, ok := h.caches[dataDir]; ok {
-		return c, nil
-	}
-	var c wazero.CompilationCache
-	if dataDir == "" {
-		c = wazero.NewCompilationCache()
-	} else {
-		dir := filepath.Join(dataDir, "cache", "wasm")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create the compilation cache: %w", err)
-		}
-		var err error
-		if c, err = wazero.NewCompilationCacheWithDir(dir); err != nil {
-			return nil, fmt.Errorf("open the compilation cache %s: %w", dir, err)
-		}
-	}
-	h.caches[dataDir] = c
-	return c, nil
+	return &Host{opts: o}
 }
 
 // Load lists the plugin's tools without reading its module when it can:
@@ -217,11 +166,11 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	}
 	limits := p.Manifest.Limits
 	enforce := limits.DeadlineEnforced() || p.Signature != manifest.SignedTrusted
-	cache, err := h.cache(env.DataDir)
+	cache, err := h.dirs.Compilation(env.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	ws := h.realDir(env.Workspace)
+	ws := h.dirs.RealDir(env.Workspace)
 	guard, err := netguard.New(netguard.Options{
 		AllowedHosts:        p.Grants.AllowedHosts,
 		RequireAllowedHosts: true,

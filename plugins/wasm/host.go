@@ -11,7 +11,6 @@ import (
 	goruntime "runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/hostcache"
 	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/secret"
@@ -73,9 +73,8 @@ const DefaultIdleTimeout = time.Minute
 type Host struct {
 	opts Options
 
-	mu     sync.Mutex
-	caches map[string]wazero.CompilationCache
-	real   map[string]string // workspaces with their links resolved
+	// dirs holds the compilation caches and the resolved workspaces.
+	dirs hostcache.Cache
 
 	// reclaimer hands closed instances' memory back to the system; one per
 	// host, since the Go heap is one per process.
@@ -101,56 +100,7 @@ func New(o Options) *Host {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
-	return &Host{opts: o, caches: map[string]wazero.CompilationCache{}, real: map[string]string{}, reclaimer: newReclaimer()}
-}
-
-// realDir returns dir with its symbolic links resolved (dir itself when
-// that fails), once per directory: every plugin of a start shares the
-// workspace.
-func (h *Host) realDir(dir string) string {
-	if dir == "" {
-		return ""
-	}
-	h.mu.Lock()
-	real, ok := h.real[dir]
-	h.mu.Unlock()
-	if ok {
-		return real
-	}
-	real = dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		real = r
-	}
-	h.mu.Lock()
-	h.real[dir] = real
-	h.mu.Unlock()
-	return real
-}
-
-// cache returns the compilation cache for dataDir, shared by every plugin
-// loaded with it: DataDir/cache/wasm on disk, or memory only when dataDir
-// is empty.
-func (h *Host) cache(dataDir string) (wazero.CompilationCache, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if c, ok := h.caches[dataDir]; ok {
-		return c, nil
-	}
-	var c wazero.CompilationCache
-	if dataDir == "" {
-		c = wazero.NewCompilationCache()
-	} else {
-		dir := filepath.Join(dataDir, "cache", "wasm")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("create the compilation cache: %w", err)
-		}
-		var err error
-		if c, err = wazero.NewCompilationCacheWithDir(dir); err != nil {
-			return nil, fmt.Errorf("open the compilation cache %s: %w", dir, err)
-		}
-	}
-	h.caches[dataDir] = c
-	return c, nil
+	return &Host{opts: o, reclaimer: newReclaimer()}
 }
 
 // Load prepares a plugin without running or, when it can, compiling
@@ -183,11 +133,11 @@ func (h *Host) load(ctx context.Context, p *manifest.Plugin, env plugins.Env, at
 	// Turning deadline enforcement off is honoured only for a trusted
 	// publisher, whatever the loader did.
 	enforce := limits.DeadlineEnforced() || p.Signature != manifest.SignedTrusted
-	cache, err := h.cache(env.DataDir)
+	cache, err := h.dirs.Compilation(env.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	ws := h.realDir(env.Workspace)
+	ws := h.dirs.RealDir(env.Workspace)
 	guard, err := netguard.New(netguard.Options{
 		AllowedHosts:        p.Grants.AllowedHosts,
 		RequireAllowedHosts: true,
