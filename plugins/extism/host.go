@@ -20,6 +20,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/guestlog"
 	"github.com/talonhq/talon/plugins/internal/hostcache"
 	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
@@ -513,10 +514,10 @@ func checkExports(info *moduleInfo, declared []manifest.Tool) (servlet bool, err
 // environment or preopened directories beyond the granted mounts; stdout
 // and stderr re-logged; real clocks and crypto randomness only where the
 // module imports them.
-func (p *plugin) moduleConfig(w *logWriter, fsys *mountFS) wazero.ModuleConfig {
+func (p *plugin) moduleConfig(w *guestlog.Writer, fsys *mountFS) wazero.ModuleConfig {
 	mc := wazero.NewModuleConfig().
-		WithStdout(w.stream("stdout")).
-		WithStderr(w.stream("stderr"))
+		WithStdout(w.Stream("stdout")).
+		WithStderr(w.Stream("stderr"))
 	if p.needs.clock {
 		mc = mc.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/guestlog"
 	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
@@ -85,7 +86,7 @@ func (p *plugin) close(ctx context.Context) {
 // instance is one instantiated plugin. It serves one call at a time.
 type instance struct {
 	plugin *sdk.Plugin
-	out    *logWriter
+	out    *guestlog.Writer
 	fs     *mountFS
 	calls  int
 	// The last http_request's answer, for http_status_code and
@@ -108,7 +109,7 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
-	w := newLogWriter(p.log, p.attr.String())
+	w := guestlog.New(p.log, p.attr.String())
 	inst := &instance{out: w}
 	if len(p.mounts) > 0 {
 		inst.fs = &mountFS{p: p}
@@ -127,7 +128,7 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 
 // close releases the instance.
 func (i *instance) close(ctx context.Context) {
-	i.out.flush()
+	i.out.Flush()
 	if i.plugin != nil {
 		_ = i.plugin.Close(context.WithoutCancel(ctx))
 	}
@@ -166,7 +167,7 @@ func (p *plugin) run(ctx context.Context, toolName, export string, input []byte,
 	if inst.fs != nil {
 		inst.fs.end()
 	}
-	inst.out.flush()
+	inst.out.Flush()
 	inst.calls++
 	if err == nil && !p.enforce && ctx.Err() != nil {
 		// Without compiled-in deadline checks the guest ran to its end
@@ -233,7 +234,7 @@ func (p *plugin) guestError(ctx context.Context, inst *instance, what string, er
 	if inst != nil && inst.plugin != nil {
 		if set := inst.plugin.GetErrorWithContext(context.WithoutCancel(ctx)); set != "" && set != err.Error() {
 			said = fmt.Sprintf(" (it said: %s)", firstLine(set))
-		} else if line := inst.out.firstStderr(); line != "" {
+		} else if line := inst.out.FirstStderr(); line != "" {
 			said = fmt.Sprintf(" (it wrote to stderr: %s)", line)
 		}
 	}

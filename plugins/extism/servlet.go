@@ -339,7 +339,7 @@ func (p *plugin) describe(ctx context.Context, deadline time.Duration) ([]byte, 
 	}
 	st := &callState{p: p, inst: inst}
 	res, err := p.invoke(dctx, st, exportDescribe, nil)
-	inst.out.flush()
+	inst.out.Flush()
 	switch {
 	case err != nil:
 	case res.guestErr != "":

@@ -16,6 +16,7 @@ import (
 
 	"github.com/talonhq/talon/internal/pluginbuild"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/guestlog"
 	"github.com/talonhq/talon/plugins/manifest"
 )
 
@@ -81,7 +82,7 @@ type rawCaller struct {
 func newRaw(b *testing.B, p *plugin) *rawCaller {
 	b.Helper()
 	ctx := withState(context.Background(), &callState{p: p, inst: &instance{}})
-	mod, err := p.rt.InstantiateModule(ctx, p.compiled, p.moduleConfig(newLogWriter(zerolog.Nop(), "bench")))
+	mod, err := p.rt.InstantiateModule(ctx, p.compiled, p.moduleConfig(guestlog.New(zerolog.Nop(), "bench")))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -132,6 +132,6 @@ func (p *plugin) describeWith(ctx context.Context) ([]byte, error) {
 	if _, err := decodeDescribe(doc); err != nil {
 		return nil, err
 	}
-	inst.out.flush()
+	inst.out.Flush()
 	return doc, nil
 }

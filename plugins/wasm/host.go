@@ -20,6 +20,7 @@ import (
 
 	"github.com/talonhq/talon/netguard"
 	"github.com/talonhq/talon/plugins"
+	"github.com/talonhq/talon/plugins/internal/guestlog"
 	"github.com/talonhq/talon/plugins/internal/hostcache"
 	"github.com/talonhq/talon/plugins/internal/instpool"
 	"github.com/talonhq/talon/plugins/manifest"
@@ -422,12 +423,12 @@ func signature(params, results []api.ValueType) string {
 // moduleConfig is the configuration of one guest instance: no arguments,
 // no environment, no preopened directories; stdout and stderr go to w;
 // real clocks and crypto randomness only where the module imports them.
-func (p *plugin) moduleConfig(w *logWriter) wazero.ModuleConfig {
+func (p *plugin) moduleConfig(w *guestlog.Writer) wazero.ModuleConfig {
 	mc := wazero.NewModuleConfig().
 		WithName("").
 		WithStartFunctions(). // _initialize is called explicitly, under a deadline
-		WithStdout(w.stream("stdout")).
-		WithStderr(w.stream("stderr"))
+		WithStdout(w.Stream("stdout")).
+		WithStderr(w.Stream("stderr"))
 	if p.needs.clock {
 		mc = mc.WithSysWalltime().WithSysNanotime().WithSysNanosleep()
 	}

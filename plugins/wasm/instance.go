@@ -8,6 +8,8 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/talonhq/talon/plugins/internal/guestlog"
 )
 
 // instance is one instantiated guest. It serves one call at a time.
@@ -16,7 +18,7 @@ type instance struct {
 	mem                         api.Memory
 	alloc, free, describe, call api.Function
 	version                     api.Function
-	out                         *logWriter
+	out                         *guestlog.Writer
 	baseline                    uint32 // memory size after initialization
 	reclaim                     *reclaimer
 	calls                       int
@@ -33,7 +35,7 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.limits.Timeout())
 	defer cancel()
-	w := newLogWriter(p.log, p.attr.String())
+	w := guestlog.New(p.log, p.attr.String())
 	inst := &instance{out: w, reclaim: p.reclaim}
 	ctx = withState(ctx, &callState{p: p, inst: inst})
 	mod, err := p.rt.InstantiateModule(ctx, p.compiled, p.moduleConfig(w))
@@ -53,7 +55,7 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 			return nil, p.guestError(ctx, exportInitialize, err)
 		}
 	}
-	w.flush()
+	w.Flush()
 	inst.baseline = inst.mem.Size()
 	return inst, nil
 }
@@ -61,7 +63,7 @@ func (p *plugin) newInstance(ctx context.Context) (*instance, error) {
 // close releases the instance's module and hands its memory to the
 // reclaimer.
 func (i *instance) close(ctx context.Context) {
-	i.out.flush()
+	i.out.Flush()
 	buf, _ := i.mem.Read(0, i.mem.Size())
 	_ = i.mod.Close(context.WithoutCancel(ctx))
 	// Contexts of past calls (and timers the runtime has yet to drop) may

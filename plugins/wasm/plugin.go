@@ -189,7 +189,7 @@ func (p *plugin) invoke(ctx context.Context, st *callState, doc []byte) (tool.Re
 // error (trap, timeout, cancellation, bad response), after N calls or
 // after its memory grew.
 func (p *plugin) finish(ctx context.Context, inst *instance, err error) {
-	inst.out.flush()
+	inst.out.Flush()
 	inst.calls++
 	keep := err == nil && inst.calls < p.maxCalls && !inst.grown()
 	if err != nil {
