@@ -17,9 +17,17 @@ COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEA
 DATE      := $(shell git log -1 --format=%cI 2>/dev/null)
 LDFLAGS   := -X github.com/talonhq/talon/cli.commit=$(COMMIT) -X github.com/talonhq/talon/cli.date=$(DATE)
 
-## build: compile bin/talon
+## build: compile bin/talon, and bin/talon-sandbox (the sandbox helper as a
+##        static C program, see docs/sandbox.md) where musl-gcc or cc links
+##        static programs (musl's start-up is the cheaper)
 build:
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/talon
+	@if { command -v musl-gcc >/dev/null 2>&1 && musl-gcc -O2 -static -Wall -Werror -o $(BIN)-sandbox sandbox/native/talon-sandbox.c 2>/dev/null; } || \
+		{ command -v $(CC) >/dev/null 2>&1 && $(CC) -O2 -static -Wall -Werror -o $(BIN)-sandbox sandbox/native/talon-sandbox.c 2>/dev/null; }; then \
+		chmod 755 $(BIN)-sandbox; \
+	else \
+		rm -f $(BIN)-sandbox; echo "build: no C compiler links a static $(BIN)-sandbox (scripts/tools.sh installs musl-tools, gcc and libc6-dev); talon re-executes itself as the sandbox helper"; \
+	fi
 
 ## run: build talon and start its main job on the embedded defaults
 ##      (make run LISTEN=127.0.0.1:8080 to choose the address, ARGS="..." for more flags)

@@ -62,7 +62,8 @@ func (e *env) sandboxPolicy(cfg *config.Config, ws string) spawner.Policy {
 			CPUSeconds: s.MaxCPUSeconds, MemoryMB: s.MaxMemoryMB,
 			Processes: s.MaxProcesses, OpenFiles: s.MaxOpenFiles,
 		},
-		Logger: log,
+		NativeHelper: expand(s.Helper),
+		Logger:       log,
 	}
 }
 
@@ -196,6 +197,9 @@ func printCheck(out interface{ Write([]byte) (int, error) }, r spawner.Report) {
 	if st.Active && !st.Namespaces {
 		fmt.Fprintf(out, "namespaces:  unavailable (%s)\n", st.NamespacesReason)
 	}
+	if st.Helper != "" {
+		fmt.Fprintf(out, "helper:      %s\n", helperLine(st))
+	}
 	fmt.Fprintf(out, "landlock abi: %d\n", st.ABI)
 	if st.Reason != "" {
 		fmt.Fprintf(out, "reason: %s\n", st.Reason)
@@ -282,6 +286,18 @@ func printProtected(out interface{ Write([]byte) (int, error) }, rules []protect
 	for _, r := range rules {
 		fmt.Fprintf(out, "  %-10s %s  [%s] %s\n", r.Access, r.Where, r.Name, r.Why)
 	}
+}
+
+// helperLine says which program starts tool processes, and why not
+// talon-sandbox when talon re-executes itself.
+func helperLine(st spawner.Status) string {
+	if st.Helper != spawner.HelperTalon {
+		return st.Helper + " (" + spawner.NativeName + ")"
+	}
+	if st.HelperReason == "" {
+		return "talon, re-executed"
+	}
+	return "talon, re-executed (" + st.HelperReason + ")"
 }
 
 func limit(n int, unit string) string {

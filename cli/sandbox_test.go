@@ -25,6 +25,7 @@ mode = "required"
 read_only = ["~/lib"]
 allow_connect_ports = [443]
 max_processes = 64
+helper = "~/bin/talon-sandbox"
 `
 	if err := os.WriteFile(cfgPath, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
@@ -41,6 +42,9 @@ max_processes = 64
 	}
 	if !slices.Equal(p.AllowConnectPorts, []int{443}) || !slices.Equal(p.ReadOnly, []string{filepath.Join(home, "lib")}) {
 		t.Fatalf("policy = %+v", p)
+	}
+	if want := filepath.Join(home, "bin", "talon-sandbox"); p.NativeHelper != want {
+		t.Errorf("NativeHelper = %q, want %q", p.NativeHelper, want)
 	}
 	for _, want := range []string{
 		filepath.Join(home, ".ssh"), filepath.Join(home, ".aws"), filepath.Join(home, ".config"),
@@ -79,5 +83,24 @@ func TestSandboxHelperHidden(t *testing.T) {
 	c, _, err := root.Find([]string{spawner.HelperCommand})
 	if err != nil || !c.Hidden || !c.DisableFlagParsing {
 		t.Fatalf("helper command = %v, %v", c, err)
+	}
+}
+
+// TestHelperLine: sandbox check names the helper that starts tool
+// processes, and why talon re-executes itself when it does.
+func TestHelperLine(t *testing.T) {
+	tests := []struct {
+		st   spawner.Status
+		want string
+	}{
+		{spawner.Status{Helper: "/usr/local/bin/talon-sandbox"}, "/usr/local/bin/talon-sandbox (talon-sandbox)"},
+		{spawner.Status{Helper: spawner.HelperTalon, HelperReason: "no talon-sandbox next to talon in /opt"},
+			"talon, re-executed (no talon-sandbox next to talon in /opt)"},
+		{spawner.Status{Helper: spawner.HelperTalon}, "talon, re-executed"},
+	}
+	for _, tt := range tests {
+		if got := helperLine(tt.st); got != tt.want {
+			t.Errorf("helperLine(%+v) = %q, want %q", tt.st, got, tt.want)
+		}
 	}
 }

@@ -548,6 +548,10 @@ type Sandbox struct {
 	MaxMemoryMB   int `toml:"max_memory_mb"`
 	MaxProcesses  int `toml:"max_processes"`
 	MaxOpenFiles  int `toml:"max_open_files"`
+	// Helper is talon-sandbox, the helper as a small static program: ""
+	// looks for it next to talon's executable, "builtin" always
+	// re-executes talon.
+	Helper string `toml:"helper"`
 }
 
 // ModeName returns mode, "auto" when absent.

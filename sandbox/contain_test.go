@@ -178,8 +178,9 @@ type mechanism struct {
 
 // mechanisms are the ways this machine can confine children: namespaces
 // (as root also with a user namespace, the way talon runs as another
-// user) and Landlock alone. Under the race detector only the one talon
-// would use is tried.
+// user) and Landlock alone, each with both helpers: talon re-executed and
+// talon-sandbox (see nativeHelper). Under the race detector only the one
+// talon would use is tried, with each helper.
 func mechanisms(t *testing.T) []mechanism {
 	t.Helper()
 	ms := []mechanism{{name: "landlock only", policy: Policy{noNamespaces: true}}}
@@ -189,14 +190,26 @@ func mechanisms(t *testing.T) []mechanism {
 		t.Logf("no namespaces here: %s", reason)
 	}
 	if raceEnabled {
-		return ms[len(ms)-1:]
-	}
-	if isRoot() {
+		ms = ms[len(ms)-1:]
+	} else if isRoot() {
 		if ok, _ := probeNamespaces(testBinary(t), true); ok {
 			ms = append(ms, mechanism{name: "user namespace", policy: Policy{userNS: true}, ns: true})
 		}
 	}
-	return ms
+	native, why := nativeHelper()
+	if native == "" {
+		t.Logf("talon-sandbox is not tried: %s", why)
+	}
+	out := make([]mechanism, 0, 2*len(ms))
+	for _, m := range ms {
+		m.policy.NativeHelper = HelperBuiltin
+		out = append(out, m)
+		if native != "" {
+			m.name, m.policy.NativeHelper = "native "+m.name, native
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 func vsockExists() bool {
@@ -492,9 +505,17 @@ func TestTalonDeath(t *testing.T) {
 			ws := t.TempDir()
 			mark := "0.000" + strings.TrimPrefix(fmt.Sprint(time.Now().UnixNano()%1e9+1e9), "1")
 			ready := filepath.Join(ws, "ready")
-			mode := map[string]string{"off": "off", "landlock only": "landlock", "namespaces": "ns", "user namespace": "userns"}[m.name]
+			mode := "ns"
+			switch {
+			case m.policy.Mode == Off:
+				mode = "off"
+			case m.policy.noNamespaces:
+				mode = "landlock"
+			case m.policy.userNS:
+				mode = "userns"
+			}
 			cmd := exec.Command(testBinary(t))
-			cmd.Env = []string{miniTalonEnv + "=" + mode, "WS=" + ws, "READY=" + ready, "MARK=" + mark, "PATH=/usr/bin:/bin"}
+			cmd.Env = []string{miniTalonEnv + "=" + mode, "NATIVE=" + m.policy.NativeHelper, "WS=" + ws, "READY=" + ready, "MARK=" + mark, "PATH=/usr/bin:/bin"}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -530,7 +551,7 @@ const miniTalonEnv = "TALON_SANDBOX_TEST_TALON"
 func init() { testRoles[miniTalonEnv] = miniTalon }
 
 func miniTalon(mode string) int {
-	p := Policy{Workspace: os.Getenv("WS")}
+	p := Policy{Workspace: os.Getenv("WS"), NativeHelper: os.Getenv("NATIVE")}
 	switch mode {
 	case "off":
 		p.Mode = Off

@@ -7,7 +7,9 @@
 // cancellation or an output cap kills the child together with everything
 // it started, and caps on what it may write. Once [Configure] has set a
 // policy, every child is also started through a helper — talon itself,
-// re-executed as `talon __sandbox-exec` — in new PID and mount namespaces
+// re-executed as `talon __sandbox-exec`, or talon-sandbox, the same helper
+// as a small static C program, where one is found and trusted
+// ([Policy.NativeHelper]) — in new PID and mount namespaces
 // where the kernel allows them: the helper mounts a /proc of the
 // namespace's own, hides the denied paths, restricts itself (a Linux
 // Landlock domain, a seccomp filter on sockets, no capabilities, rlimits)

@@ -128,19 +128,25 @@ func TestProtections(t *testing.T) {
 		{name: "bind", abi: 4, action: "bind", arg: freePort(t)},
 		{name: "signal talon", abi: 6, action: "signal", arg: strconv.Itoa(os.Getpid())},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			needLandlock(t, tt.abi)
-			configure(t, Policy{Mode: Off})
-			if code, out := runProbe(t, tt.action, tt.arg); code != 0 {
-				t.Fatalf("with mode off: status %d (%s), want the action to succeed", code, out)
-			}
-			st := configure(t, policy)
-			if !st.Active {
-				t.Fatalf("sandbox inactive: %s", st.Reason)
-			}
-			if code, out := runProbe(t, tt.action, tt.arg); code != 1 {
-				t.Fatalf("under the sandbox: status %d (%s), want denied", code, out)
+	for _, h := range helpers(t) {
+		t.Run(h.name, func(t *testing.T) {
+			policy := policy
+			policy.NativeHelper = h.native
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					needLandlock(t, tt.abi)
+					configure(t, Policy{Mode: Off})
+					if code, out := runProbe(t, tt.action, tt.arg); code != 0 {
+						t.Fatalf("with mode off: status %d (%s), want the action to succeed", code, out)
+					}
+					st := configure(t, policy)
+					if !st.Active {
+						t.Fatalf("sandbox inactive: %s", st.Reason)
+					}
+					if code, out := runProbe(t, tt.action, tt.arg); code != 1 {
+						t.Fatalf("under the sandbox: status %d (%s), want denied", code, out)
+					}
+				})
 			}
 		})
 	}
@@ -171,68 +177,75 @@ func TestAllowed(t *testing.T) {
 	}()
 	port := l.Addr().(*net.TCPAddr).Port
 	policy := Policy{Workspace: ws, ReadOnly: []string{shared}, Deny: []string{cfgFile, filepath.Join(shared, ".secret")}, AllowConnectPorts: []int{port}}
-	if st := configure(t, Policy{Workspace: ws, Deny: policy.Deny, noNamespaces: true}); len(st.Exposed) != 1 || st.Exposed[0] != cfgFile {
-		t.Errorf("without namespaces Exposed = %q, want the config file inside the workspace", st.Exposed)
-	}
-	st := configure(t, policy)
-	if st.Namespaces && len(st.Exposed) != 0 {
-		t.Errorf("with namespaces Exposed = %q, want none: the config file is hidden", st.Exposed)
-	}
-	tests := []struct {
-		name, action, arg string
-	}{
-		{name: "write in the workspace", action: "write", arg: filepath.Join(ws, "made.txt")},
-		{name: "read beside a carved-out secret", action: "read", arg: readme},
-		{name: "read in the workspace", action: "read", arg: filepath.Join(ws, "notes.txt")},
-		{name: "read a system file", action: "read", arg: "/etc/hostname"},
-		{name: "connect to an allowed port", action: "connect", arg: strconv.Itoa(port)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.arg == "/etc/hostname" {
-				if _, err := os.Stat(tt.arg); err != nil {
-					t.Skip("no /etc/hostname")
+	for _, h := range helpers(t) {
+		t.Run(h.name, func(t *testing.T) {
+			policy := policy
+			policy.NativeHelper = h.native
+			if st := configure(t, Policy{Workspace: ws, Deny: policy.Deny, noNamespaces: true, NativeHelper: h.native}); len(st.Exposed) != 1 || st.Exposed[0] != cfgFile {
+				t.Errorf("without namespaces Exposed = %q, want the config file inside the workspace", st.Exposed)
+			}
+			st := configure(t, policy)
+			if st.Namespaces && len(st.Exposed) != 0 {
+				t.Errorf("with namespaces Exposed = %q, want none: the config file is hidden", st.Exposed)
+			}
+			tests := []struct {
+				name, action, arg string
+			}{
+				{name: "write in the workspace", action: "write", arg: filepath.Join(ws, "made.txt")},
+				{name: "read beside a carved-out secret", action: "read", arg: readme},
+				{name: "read in the workspace", action: "read", arg: filepath.Join(ws, "notes.txt")},
+				{name: "read a system file", action: "read", arg: "/etc/hostname"},
+				{name: "connect to an allowed port", action: "connect", arg: strconv.Itoa(port)},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					if tt.arg == "/etc/hostname" {
+						if _, err := os.Stat(tt.arg); err != nil {
+							t.Skip("no /etc/hostname")
+						}
+					}
+					if code, out := runProbe(t, tt.action, tt.arg); code != 0 {
+						t.Fatalf("status %d (%s), want allowed", code, out)
+					}
+				})
+			}
+			t.Run("private TMPDIR", func(t *testing.T) {
+				proctest.NeedBins(t, "sh")
+				out := Run(context.Background(), Cmd{
+					Argv: []string{"sh", "-c", `echo hi > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"`},
+					Env:  []string{"PATH=/usr/bin:/bin"},
+				})
+				lines := strings.Fields(out.Stdout)
+				if out.ExitCode != 0 || len(lines) != 2 || lines[0] != "hi" {
+					t.Fatalf("outcome = %+v", out)
 				}
-			}
-			if code, out := runProbe(t, tt.action, tt.arg); code != 0 {
-				t.Fatalf("status %d (%s), want allowed", code, out)
-			}
+				if _, err := os.Stat(lines[1]); !os.IsNotExist(err) {
+					t.Errorf("the call's temp dir %s outlived the call (%v)", lines[1], err)
+				}
+			})
+			t.Run("allow_bind", func(t *testing.T) {
+				configure(t, Policy{Workspace: ws, AllowBind: true, NativeHelper: h.native})
+				if code, out := runProbe(t, "bind", freePort(t)); code != 0 {
+					t.Fatalf("status %d (%s), want allowed", code, out)
+				}
+			})
+			t.Run("UDP with port 53", func(t *testing.T) {
+				st := configure(t, Policy{Workspace: ws, AllowConnectPorts: []int{53}, NativeHelper: h.native})
+				if !st.UDP {
+					t.Errorf("Status.UDP is false with port 53 allowed")
+				}
+				if code, out := runProbe(t, "udp", ""); code != 0 {
+					t.Fatalf("udp: status %d (%s), want allowed", code, out)
+				}
+				for _, action := range []string{"raw", "packet", "ping", "vsock"} {
+					if code, out := runProbe(t, action, ""); code == 0 {
+						t.Errorf("%s: status %d (%s), want refused", action, code, out)
+					}
+				}
+			})
+
 		})
 	}
-	t.Run("private TMPDIR", func(t *testing.T) {
-		proctest.NeedBins(t, "sh")
-		out := Run(context.Background(), Cmd{
-			Argv: []string{"sh", "-c", `echo hi > "$TMPDIR/f" && cat "$TMPDIR/f" && echo "$TMPDIR"`},
-			Env:  []string{"PATH=/usr/bin:/bin"},
-		})
-		lines := strings.Fields(out.Stdout)
-		if out.ExitCode != 0 || len(lines) != 2 || lines[0] != "hi" {
-			t.Fatalf("outcome = %+v", out)
-		}
-		if _, err := os.Stat(lines[1]); !os.IsNotExist(err) {
-			t.Errorf("the call's temp dir %s outlived the call (%v)", lines[1], err)
-		}
-	})
-	t.Run("allow_bind", func(t *testing.T) {
-		configure(t, Policy{Workspace: ws, AllowBind: true})
-		if code, out := runProbe(t, "bind", freePort(t)); code != 0 {
-			t.Fatalf("status %d (%s), want allowed", code, out)
-		}
-	})
-	t.Run("UDP with port 53", func(t *testing.T) {
-		st := configure(t, Policy{Workspace: ws, AllowConnectPorts: []int{53}})
-		if !st.UDP {
-			t.Errorf("Status.UDP is false with port 53 allowed")
-		}
-		if code, out := runProbe(t, "udp", ""); code != 0 {
-			t.Fatalf("udp: status %d (%s), want allowed", code, out)
-		}
-		for _, action := range []string{"raw", "packet", "ping", "vsock"} {
-			if code, out := runProbe(t, action, ""); code == 0 {
-				t.Errorf("%s: status %d (%s), want refused", action, code, out)
-			}
-		}
-	})
 }
 
 func TestMaxProcesses(t *testing.T) {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -17,10 +18,21 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == HelperCommand {
 		os.Exit(Main(os.Args[2:]))
 	}
+	// A role's variable set at all, even empty, selects it: a child that
+	// fell through to m.Run would run the whole suite again, and start
+	// the same child.
 	for env, role := range testRoles {
-		if v := os.Getenv(env); v != "" {
+		if v, ok := os.LookupEnv(env); ok {
 			os.Exit(role(v))
 		}
 	}
-	goleak.VerifyTestMain(m)
+	code := m.Run()
+	removeNative()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

@@ -24,6 +24,21 @@ const HelperCommand = helper.Command
 // cli.Main there as it does in the real binary.
 const helperArgv0 = "talon"
 
+// The helper that starts children is talon-sandbox where it can be
+// found and trusted (see [Policy.NativeHelper]), else talon re-executed.
+const (
+	// NativeName is the file name of talon-sandbox, the helper as a
+	// small static program (sandbox/native/talon-sandbox.c).
+	NativeName = "talon-sandbox"
+	// HelperBuiltin as [Policy.NativeHelper] never uses talon-sandbox.
+	HelperBuiltin = "builtin"
+	// HelperTalon is [Status.Helper] when talon re-executes itself.
+	HelperTalon = "talon"
+	// nativeProtocol is the version of the helper's arguments talon-sandbox
+	// must speak (PROTOCOL in talon-sandbox.c).
+	nativeProtocol = "1"
+)
+
 // Mode says what the spawner does about Landlock.
 type Mode int
 
@@ -78,6 +93,15 @@ type Policy struct {
 	// Helper is the executable re-run as the helper; "" means
 	// os.Executable(). It must dispatch [HelperCommand] to [Main].
 	Helper string
+	// NativeHelper is talon-sandbox, the helper as a small static program
+	// ([NativeName]), which starts children for a fraction of what talon
+	// re-executed costs: "" looks for it next to Helper (symlinks
+	// resolved), a path names it ([sandbox] helper), [HelperBuiltin]
+	// always re-executes talon. It is used only when it is a regular file
+	// owned by root or talon's user that no one else may change, lies in
+	// no directory children may write, and answers its protocol probe;
+	// otherwise talon re-executes itself and Status.HelperReason says why.
+	NativeHelper string
 	// Workspace is readable and writable.
 	Workspace string
 	// ReadOnly and ReadWrite are extra directories or files.
@@ -164,6 +188,11 @@ type Status struct {
 	// Unprotected are Protect paths children can change: all of them
 	// without namespaces.
 	Unprotected []string `json:"unprotected,omitempty"`
+	// Helper is what confines each child and starts it: the path of
+	// talon-sandbox, or [HelperTalon] when talon re-executes itself;
+	// HelperReason says why talon-sandbox is not used.
+	Helper       string `json:"helper,omitempty"`
+	HelperReason string `json:"helper_reason,omitempty"`
 }
 
 // Mechanisms a [Status] names.
@@ -205,6 +234,8 @@ type spec = helper.Spec
 type state struct {
 	status Status
 	helper string
+	// native is talon-sandbox when it starts children instead of helper.
+	native string
 	base   spec
 	refuse error
 	// ns: children run in new namespaces; userNS: with a user namespace.
@@ -333,10 +364,15 @@ func newState(p Policy, deferProbe bool) *state {
 		st.deferred = &deferredProbe{p: p}
 		return st
 	}
+	st.native, st.status.HelperReason = chooseNative(p, exe, st.base)
+	st.status.Helper = HelperTalon
+	if st.native != "" {
+		st.status.Helper = st.native
+	}
 	if p.noNamespaces {
 		st.status.NamespacesReason = "namespaces are turned off"
 	} else {
-		st.ns, st.status.NamespacesReason = probeNamespaces(exe, st.userNS)
+		st.ns, st.status.NamespacesReason = probeNamespaces(st.runner(), st.userNS)
 	}
 	st.status.Namespaces = st.ns
 	if st.ns {
@@ -417,7 +453,20 @@ func (st *state) callTemp() (string, error) {
 func (st *state) helperArgs(bin string, argv []string, tmp string, death int) []string {
 	s := st.base
 	s.Tmp, s.Exe, s.NS, s.Death = tmp, bin, st.ns, death
-	return slices.Concat([]string{helperArgv0, HelperCommand, "exec"}, s.Args(), []string{bin}, argv)
+	argv0 := helperArgv0
+	if st.native != "" {
+		argv0 = NativeName
+	}
+	return slices.Concat([]string{argv0, HelperCommand, "exec"}, s.Args(), []string{bin}, argv)
+}
+
+// runner is the program that starts children: talon-sandbox when it is
+// used, else the helper (talon).
+func (st *state) runner() string {
+	if st.native != "" {
+		return st.native
+	}
+	return st.helper
 }
 
 func absPath(p string) string {

@@ -64,7 +64,7 @@ func wrapWith(st *state, cmd *exec.Cmd) (string, error) {
 		clearParentDeath(cmd.SysProcAttr)
 	}
 	cmd.Args = st.helperArgs(path, argv, tmp, death)
-	cmd.Path = st.helper
+	cmd.Path = st.runner()
 	return tmp, nil
 }
 
@@ -82,8 +82,8 @@ func absCmdPath(cmd *exec.Cmd) string {
 }
 
 // refuseTalon returns [ErrTalonBinary] when path is talon's own
-// executable (or the configured helper, which is talon too), however it
-// is named.
+// executable (or the configured helper, which is talon too, or
+// talon-sandbox), however it is named.
 func refuseTalon(st *state, path string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -92,9 +92,14 @@ func refuseTalon(st *state, path string) error {
 	if self := selfInfo(); self != nil && os.SameFile(fi, self) {
 		return fmt.Errorf("%w (%s)", ErrTalonBinary, path)
 	}
-	if st != nil && st.helper != "" {
-		if h, err := os.Stat(st.helper); err == nil && os.SameFile(fi, h) {
-			return fmt.Errorf("%w (%s)", ErrTalonBinary, path)
+	if st = st.resolved(); st != nil { // talon-sandbox is chosen with the deferred probe
+		for _, h := range []string{st.helper, st.native} {
+			if h == "" {
+				continue
+			}
+			if hi, err := os.Stat(h); err == nil && os.SameFile(fi, hi) {
+				return fmt.Errorf("%w (%s)", ErrTalonBinary, path)
+			}
 		}
 	}
 	return nil

@@ -8,7 +8,10 @@
 # and chromium (Debian package chromium) runs the console's browser test,
 # whose Japanese pages need a Japanese font (fonts-ipafont-gothic).
 # initdb and postgres (postgresql) run the throwaway PostgreSQL clusters of
-# the fleet's tests; no system cluster is made for them.
+# the fleet's tests; no system cluster is made for them. musl-gcc
+# (musl-tools), else cc (gcc) with a static C library (libc6-dev), builds
+# talon-sandbox, the sandbox helper in C, for make build and the sandbox's
+# tests; musl's start-up costs a spawn a fraction of glibc's.
 # Missing ones are installed with apt-get when this runs as root; otherwise
 # the script says what to install and fails.
 set -euo pipefail
@@ -22,6 +25,9 @@ command -v npm >/dev/null 2>&1 || need+=(npm)
 command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || need+=(chromium)
 { command -v fc-list >/dev/null 2>&1 && fc-list :lang=ja | grep -q .; } || need+=(fonts-ipafont-gothic)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+command -v cc >/dev/null 2>&1 || need+=(gcc)
+compgen -G '/usr/lib/*/libc.a' >/dev/null || need+=(libc6-dev)
+command -v musl-gcc >/dev/null 2>&1 || need+=(musl-tools)
 [ ${#need[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
