@@ -17,8 +17,11 @@ import (
 // way talon does (new PID namespace, a /proc of its own, the denied paths
 // under tmpfs, every capability dropped, killed with its parent). The
 // helper is this test binary; set TALON_SANDBOX_BENCH_HELPER to a built
-// talon to measure talon's own start-up instead. The target is at most
-// bubblewrap's cost; "landlock" is the fallback without namespaces.
+// talon to measure talon's own start-up instead. "native" is the same
+// containment from talon-sandbox, the helper in C (built from
+// native/talon-sandbox.c when cc is there; see nativeHelper), whose
+// target is at most half of bubblewrap's cost; "landlock" is the
+// fallback without namespaces.
 func BenchmarkSpawn(b *testing.B) {
 	if landlockABI() < 1 {
 		b.Skipf("no Landlock: %s", unsupportedReason())
@@ -37,7 +40,7 @@ func BenchmarkSpawn(b *testing.B) {
 		if helper == "" {
 			helper, _ = os.Executable()
 		}
-		return Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(),
+		return Policy{Helper: helper, NativeHelper: HelperBuiltin, Workspace: ws, TempRoot: b.TempDir(),
 			Deny: []string{"/root/.ssh", "/etc/shadow", deny}, noNamespaces: noNS}
 	}
 	prev := active.Load()
@@ -51,6 +54,20 @@ func BenchmarkSpawn(b *testing.B) {
 		defer Cleanup()
 		if !st.Namespaces {
 			b.Skipf("no namespaces here: %s", st.NamespacesReason)
+		}
+		run(b, trueCmd)
+	})
+	b.Run("native", func(b *testing.B) {
+		native, why := nativeHelper()
+		if native == "" {
+			b.Skipf("talon-sandbox not built: %s", why)
+		}
+		p := policy(false)
+		p.NativeHelper = native
+		st := Configure(p)
+		defer Cleanup()
+		if !st.Namespaces || st.Helper != native {
+			b.Skipf("no namespaces (%s) or talon-sandbox unused (%s)", st.NamespacesReason, st.HelperReason)
 		}
 		run(b, trueCmd)
 	})
@@ -82,7 +99,11 @@ func BenchmarkSpawn(b *testing.B) {
 // BenchmarkSpawnInterleaved runs the variants of [BenchmarkSpawn] in turn
 // within each iteration, so that a machine whose load changes during the
 // run weighs on all of them alike, and reports each one's time per spawn
-// and the ratios talon's containment is judged by.
+// and the ratios talon's containment is judged by: native/bwrap (the
+// target: at most 0.5) and gohelper/bwrap (talon re-executed; also
+// sandboxed/bwrap, its older name), each against bare fork/exec too. The
+// native contender is left out, with its metrics, when talon-sandbox
+// cannot be built here.
 func BenchmarkSpawnInterleaved(b *testing.B) {
 	if landlockABI() < 1 {
 		b.Skipf("no Landlock: %s", unsupportedReason())
@@ -96,23 +117,42 @@ func BenchmarkSpawnInterleaved(b *testing.B) {
 	if helper == "" {
 		helper, _ = os.Executable()
 	}
-	boxed := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}}, false)
+	deny := []string{"/root/.ssh", "/etc/shadow"}
+	boxed := newState(Policy{Helper: helper, NativeHelper: HelperBuiltin, Workspace: ws, TempRoot: b.TempDir(), Deny: deny}, false)
 	defer boxed.removeTemp()
 	if !boxed.ns {
 		b.Skipf("no namespaces here: %s", boxed.status.NamespacesReason)
 	}
-	landlock := newState(Policy{Helper: helper, Workspace: ws, TempRoot: b.TempDir(), Deny: []string{"/root/.ssh", "/etc/shadow"}, noNamespaces: true}, false)
+	landlock := newState(Policy{Helper: helper, NativeHelper: HelperBuiltin, Workspace: ws, TempRoot: b.TempDir(), Deny: deny, noNamespaces: true}, false)
 	defer landlock.removeTemp()
+	trueCmd := Cmd{Argv: []string{"true"}, Binary: "/bin/true"}
 	variants := []struct {
 		name string
 		cmd  Cmd
 		st   *state
 	}{
-		{"bare", Cmd{Argv: []string{"true"}, Binary: "/bin/true"}, nil},
-		{"sandboxed", Cmd{Argv: []string{"true"}, Binary: "/bin/true"}, boxed},
-		{"landlock", Cmd{Argv: []string{"true"}, Binary: "/bin/true"}, landlock},
+		{"bare", trueCmd, nil},
+		{"sandboxed", trueCmd, boxed},
+		{"landlock", trueCmd, landlock},
 		{"bwrap", Cmd{Binary: bwrap, Argv: []string{"bwrap", "--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
 			"--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--bind", ws, ws, "--ro-bind", "/dev/null", "/etc/shadow", "/bin/true"}}, nil},
+	}
+	const bare, gohelper, bw = 0, 1, 3
+	native := -1
+	if path, why := nativeHelper(); path == "" {
+		b.Logf("no native contender: talon-sandbox not built: %s", why)
+	} else {
+		st := newState(Policy{Helper: helper, NativeHelper: path, Workspace: ws, TempRoot: b.TempDir(), Deny: deny}, false)
+		defer st.removeTemp()
+		if st.native != path || !st.ns {
+			b.Fatalf("talon-sandbox is not used (%s) or without namespaces (%s)", st.status.HelperReason, st.status.NamespacesReason)
+		}
+		native = len(variants)
+		variants = append(variants, struct {
+			name string
+			cmd  Cmd
+			st   *state
+		}{"native", trueCmd, st})
 	}
 	total := make([]time.Duration, len(variants))
 	for b.Loop() {
@@ -127,6 +167,11 @@ func BenchmarkSpawnInterleaved(b *testing.B) {
 	for i, v := range variants {
 		b.ReportMetric(float64(total[i].Nanoseconds())/float64(b.N), v.name+"-ns/spawn")
 	}
-	b.ReportMetric(float64(total[1])/float64(total[0]), "sandboxed/bare")
-	b.ReportMetric(float64(total[1])/float64(total[3]), "sandboxed/bwrap")
+	b.ReportMetric(float64(total[gohelper])/float64(total[bare]), "sandboxed/bare")
+	b.ReportMetric(float64(total[gohelper])/float64(total[bw]), "sandboxed/bwrap")
+	b.ReportMetric(float64(total[gohelper])/float64(total[bw]), "gohelper/bwrap")
+	if native >= 0 {
+		b.ReportMetric(float64(total[native])/float64(total[bare]), "native/bare")
+		b.ReportMetric(float64(total[native])/float64(total[bw]), "native/bwrap")
+	}
 }

@@ -196,6 +196,12 @@ var benchRows = []benchRow{
 		Num: bref("adapters/codingcli", "BenchmarkRun/talon"), Base: bref("adapters/codingcli", "BenchmarkRun/raw")},
 	{Title: "sandboxed spawn against bare fork/exec", Kind: benchRatio,
 		Num: bref("sandbox", "BenchmarkSpawn/sandboxed"), Base: bref("sandbox", "BenchmarkSpawn/bare"), Max: 1.5, Source: "sandbox/bench_test.go"},
+	{Title: "sandboxed spawn against bubblewrap, interleaved", Kind: benchReported,
+		Num: bref("sandbox", "BenchmarkSpawnInterleaved"), Unit: "native/bwrap", Max: 0.5, Source: srcIssue19},
+	{Title: "sandboxed spawn with talon re-executed as the helper against bubblewrap, interleaved", Kind: benchReported,
+		Num: bref("sandbox", "BenchmarkSpawnInterleaved"), Unit: "gohelper/bwrap"},
+	{Title: "sandboxed spawn against bare fork/exec, interleaved", Kind: benchReported,
+		Num: bref("sandbox", "BenchmarkSpawnInterleaved"), Unit: "native/bare"},
 
 	// Subagents.
 	{Title: "subagent loop per round, besides the model endpoint and the tool", Kind: benchAbsolute,
