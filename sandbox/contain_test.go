@@ -545,7 +545,9 @@ func TestTalonDeath(t *testing.T) {
 
 // miniTalonEnv makes the test binary play talon: configure the sandbox
 // (the value names how) and run a call that leaves a process in a
-// session of its own, then wait to be killed.
+// session of its own, then wait to be killed. Both of the call's
+// processes carry the marker, so that the test also finds (and with mode
+// off kills) the one in the call's own group.
 const miniTalonEnv = "TALON_SANDBOX_TEST_TALON"
 
 func init() { testRoles[miniTalonEnv] = miniTalon }
@@ -561,7 +563,7 @@ func miniTalon(mode string) int {
 		p.userNS = true
 	}
 	Configure(p)
-	Run(context.Background(), Cmd{Argv: []string{"sh", "-c", `setsid sh -c 'touch "$READY"; exec sleep 300 "$1"' sh "$MARK" & exec sleep 300`},
+	Run(context.Background(), Cmd{Argv: []string{"sh", "-c", `setsid sh -c 'touch "$READY"; exec sleep 300 "$1"' sh "$MARK" & exec sleep 300 "$MARK"`},
 		Binary: "/bin/sh", Env: os.Environ()})
 	return 0
 }
