@@ -20,7 +20,8 @@ import (
 // ~/.config/talon), the data directory (keys, receipts, memory, cron,
 // plugins, sockets), a receipts or plugins directory configured elsewhere,
 // the operator's credential stores under HOME ([workspace.HomeSecrets])
-// and $XDG_CONFIG_HOME, and the repository files no tool may change.
+// and $XDG_CONFIG_HOME, talon's own program and its sandbox helper (read,
+// never changed), and the repository files no tool may change.
 // getenv reads HOME and XDG_CONFIG_HOME; nil means os.Getenv.
 //
 // The same list protects the file tools (through [workspace.Options]) and
@@ -91,7 +92,28 @@ func ProtectedLocations(cfg *config.Config, dataDir string, getenv func(string) 
 		loc.Extra = append(loc.Extra, d)
 	}
 	loc.Sockets = agentSocketDirs(getenv)
+	helper := cfg.Sandbox.Helper
+	if helper == "builtin" {
+		helper = ""
+	}
+	loc.Programs = programs(place(helper))
 	return loc
+}
+
+// programs are talon's executable and the sandbox helpers it may start:
+// talon-sandbox next to it, and helper (from [sandbox] helper) when set.
+func programs(helper string) []string {
+	var out []string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		out = append(out, exe, filepath.Join(filepath.Dir(exe), "talon-sandbox"))
+	}
+	if helper != "" {
+		out = append(out, helper)
+	}
+	return out
 }
 
 // agentSocketDirs are the directories of the operator's agent sockets:

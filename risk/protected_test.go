@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -50,5 +51,27 @@ func TestProtectedAgentSockets(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTalonProgramProtected: a tool may read talon's own executable and
+// the talon-sandbox next to it, never change them: what replaced them
+// would run as talon the next time.
+func TestTalonProgramProtected(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	p := ProtectedPaths(config.Default(), t.TempDir(), func(string) string { return "" })
+	for _, prog := range []string{exe, filepath.Join(filepath.Dir(exe), "talon-sandbox")} {
+		if err := p.Refuse(prog, prog, true); err == nil {
+			t.Errorf("changing %s is allowed", prog)
+		}
+		if err := p.Refuse(prog, prog, false); err != nil {
+			t.Errorf("reading %s: %v, want it allowed", prog, err)
+		}
 	}
 }

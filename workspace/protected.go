@@ -82,6 +82,10 @@ type Locations struct {
 	// $SSH_AUTH_SOCK. A process that reaches them can sign or log in as
 	// the operator without holding a key.
 	Sockets []string
+	// Programs are talon's own executable and its sandbox helper: a tool
+	// may read them but never change them, since what replaced them would
+	// run as talon the next time.
+	Programs []string
 }
 
 // HomeSecrets are the credential stores under the home directory that no
@@ -170,6 +174,12 @@ func NewProtected(loc Locations) Protected {
 			add("home-secrets", path, "operator secrets under "+tilde(path))
 		}
 	}
+	for _, prog := range loc.Programs {
+		if prog != "" && filepath.IsAbs(prog) && !slices.ContainsFunc(p.rules, func(r Rule) bool { return r.Path == filepath.Clean(prog) }) {
+			p.rules = append(p.rules, Rule{Name: "program", Path: filepath.Clean(prog), Access: ReadOnly,
+				Why: "talon's own program: what replaced it would run as talon the next time"})
+		}
+	}
 	for i, r := range p.rules {
 		p.paths = append(p.paths, protPath{path: r.Path, rule: i})
 		if real := resolveLoosely(r.Path); real != r.Path {
@@ -208,12 +218,13 @@ func (p Protected) Deny() []string {
 	return out
 }
 
-// ReadOnlyIn returns the existing files and directories of the repository
-// rules under dir (the workspace): dir/.git/config, dir/.git/hooks and the
-// like, for a sandbox to make read-only. Rules are matched in dir's own .git
+// ReadOnlyIn returns the existing files and directories under dir (the
+// workspace) that read-only rules cover, for a sandbox to make read-only:
+// talon's program when it lies there, and the repository rules'
+// dir/.git/config, dir/.git/hooks and the like, matched in dir's own .git
 // directory and in the gitdirs of its submodules and worktrees.
 func (p Protected) ReadOnlyIn(dir string) []string {
-	if !p.git || dir == "" {
+	if dir == "" {
 		return nil
 	}
 	var out []string
@@ -221,6 +232,15 @@ func (p Protected) ReadOnlyIn(dir string) []string {
 		if _, err := os.Lstat(path); err == nil && !slices.Contains(out, path) {
 			out = append(out, path)
 		}
+	}
+	for _, pp := range p.paths {
+		if p.rules[pp.rule].Access == ReadOnly && underPath(pp.path, dir) {
+			add(pp.path)
+		}
+	}
+	if !p.git {
+		slices.Sort(out)
+		return out
 	}
 	add(filepath.Join(dir, ".git"))
 	gitdirs := []string{filepath.Join(dir, ".git")}
@@ -257,7 +277,7 @@ func (p Protected) Refuse(path, abs string, write bool) error {
 // Reading is refused by NoAccess rules; writing by every rule.
 func (p Protected) check(abs string, write bool) *Rule {
 	for _, pp := range p.paths {
-		if underPath(abs, pp.path) {
+		if underPath(abs, pp.path) && (write || p.rules[pp.rule].Access == NoAccess) {
 			return &p.rules[pp.rule]
 		}
 	}

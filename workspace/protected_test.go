@@ -345,3 +345,53 @@ func TestProtectedOutsideNamesRule(t *testing.T) {
 		t.Errorf("../notes.txt: %v", err)
 	}
 }
+
+// TestProgramIsReadOnly: talon's own program and its sandbox helper, here
+// inside the workspace as under `make run`, may be read but never changed,
+// directly or through a link, and a sandbox gets them as read-only paths.
+func TestProgramIsReadOnly(t *testing.T) {
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mkdir(t, filepath.Join(ws, "bin"))
+	talon := filepath.Join(ws, "bin", "talon")
+	helper := filepath.Join(ws, "bin", "talon-sandbox")
+	write(t, talon, "ELF talon\n")
+	write(t, helper, "ELF helper\n")
+	symlink(t, "bin/talon", filepath.Join(ws, "tool"))
+	prot := workspace.NewProtected(workspace.Locations{Programs: []string{talon, helper, filepath.Join(ws, "bin", "missing")}})
+	root, err := workspace.Open(ws, workspace.Options{Protected: prot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"bin/talon", "bin/talon-sandbox", "tool"} {
+		f, err := root.Open(p)
+		if err != nil {
+			t.Errorf("Open(%q): %v, want it readable", p, err)
+		}
+		closeIf(f)
+		for name, op := range map[string]func() error{
+			"WriteFile": func() error { _, _, err := root.WriteFile(p, []byte("x"), 0o755); return err },
+			"Remove":    func() error { return root.Remove(p) },
+			"Chmod":     func() error { return root.Chmod(p, 0o777) },
+		} {
+			if p == "tool" && name == "Remove" {
+				continue // removing the link changes nothing of talon's
+			}
+			err := op()
+			if !errors.Is(err, workspace.ErrProtected) || !strings.Contains(err.Error(), "write-protected (talon's own program") {
+				t.Errorf("%s(%q) = %v, want a write-protected refusal", name, p, err)
+			}
+		}
+	}
+	if b, _ := os.ReadFile(talon); string(b) != "ELF talon\n" {
+		t.Errorf("talon's program changed: %q", b)
+	}
+	if got, want := prot.ReadOnlyIn(ws), []string{talon, helper}; !slices.Equal(got, want) {
+		t.Errorf("ReadOnlyIn = %q, want %q (existing programs only)", got, want)
+	}
+	if slices.Contains(prot.Deny(), talon) {
+		t.Error("talon's program is in Deny: tools may read it")
+	}
+}
