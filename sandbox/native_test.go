@@ -335,3 +335,27 @@ func TestNativeRunsThePlan(t *testing.T) {
 		})
 	}
 }
+
+// TestNativeManyPorts: talon-sandbox takes as many allowed ports as the
+// policy names, as the Go helper does (it once refused more than 64).
+func TestNativeManyPorts(t *testing.T) {
+	needLandlock(t, 1)
+	native := needNative(t)
+	for _, m := range mechanisms(t) {
+		if m.policy.NativeHelper != native {
+			continue
+		}
+		t.Run(m.name, func(t *testing.T) {
+			p := m.policy
+			p.Workspace = t.TempDir()
+			for port := 1000; port < 1100; port++ {
+				p.AllowConnectPorts = append(p.AllowConnectPorts, port)
+			}
+			configure(t, p)
+			out := Run(context.Background(), Cmd{Argv: []string{"true"}, Binary: "/bin/true"})
+			if out.Err != nil || out.ExitCode != 0 {
+				t.Errorf("a call allowed 100 ports: %+v", out)
+			}
+		})
+	}
+}

@@ -108,7 +108,7 @@ struct list {
 struct spec {
 	const char *ws, *tmp, *exe;
 	struct list read, write, deny, devices, protect;
-	int ports[64];
+	int *ports; /* room for every argument, as the lists have */
 	int nports;
 	int bind, ns, udp, probe, child;
 	int death;
@@ -183,11 +183,9 @@ static int parse(int argc, char **argv, struct spec *s)
 			s->exe = v;
 		else if (strcmp(f, "-death") == 0)
 			num = &s->death;
-		else if (strcmp(f, "-p") == 0) {
-			if (s->nports >= (int)(sizeof s->ports / sizeof s->ports[0]))
-				return -1;
+		else if (strcmp(f, "-p") == 0)
 			num = &s->ports[s->nports++];
-		} else if (strcmp(f, "-cpu") == 0)
+		else if (strcmp(f, "-cpu") == 0)
 			num = &s->cpu;
 		else if (strcmp(f, "-mem") == 0)
 			num = &s->mem;
@@ -1002,6 +1000,11 @@ int main(int argc, char **argv)
 	s.deny.v = lists + 2 * (nargs + 1);
 	s.devices.v = lists + 3 * (nargs + 1);
 	s.protect.v = lists + 4 * (nargs + 1);
+	s.ports = calloc((size_t)nargs + 1, sizeof *s.ports);
+	if (!s.ports) {
+		fail("read the arguments", ENOMEM);
+		return refuse();
+	}
 	int at = parse(nargs, argv + 3, &s);
 	if (at < 0 || s.proto > PROTOCOL || nargs - at < 2) {
 		say("talon sandbox: bad arguments: want FLAGS... -- BINARY ARGV...\n", "", "");
