@@ -261,3 +261,48 @@ func TestKitsMatchSources(t *testing.T) {
 		}
 	}
 }
+
+// TestKitsRequireTalonVersions: every module a kit requires that talon
+// requires too is at talon's version, so that a scaffold builds offline
+// from the module cache that built talon; with gRPC 1.65 in the kits and
+// 1.72 in talon, a fresh machine had no 1.65 to build a process plugin.
+func TestKitsRequireTalonVersions(t *testing.T) {
+	root := pluginbuild.Root()
+	talon := requires(t, filepath.Join(root, "go.mod"))
+	for _, kit := range []string{"pdk", "sdk", "proto"} {
+		for mod, v := range requires(t, filepath.Join(root, "plugins", kit, "go.mod")) {
+			if tv, ok := talon[mod]; ok && tv != v {
+				t.Errorf("plugins/%s/go.mod requires %s %s, talon %s: require talon's version and run go test ./plugins/scaffold -run TestKitsMatchSources -update", kit, mod, v, tv)
+			}
+		}
+	}
+}
+
+// requires reads the module requirements of a go.mod file.
+func requires(t *testing.T, file string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	block := false
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "//")
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			block = true
+		case block && len(f) == 1 && f[0] == ")":
+			block = false
+		case block && len(f) == 2:
+			out[f[0]] = f[1]
+		case len(f) == 3 && f[0] == "require":
+			out[f[1]] = f[2]
+		}
+	}
+	if len(out) == 0 && strings.Contains(string(b), "require") {
+		t.Fatalf("%s: no requirement read", file)
+	}
+	return out
+}
