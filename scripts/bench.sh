@@ -26,7 +26,9 @@ go=${GO:-go}
 benchtime=${BENCHTIME:-1s}
 count=${BENCHCOUNT:-1}
 pattern=${BENCH:-.}
-flags=(-run '^$' -bench "$pattern" -benchmem -benchtime="$benchtime" -count="$count")
+# -p 1: one package's benchmarks at a time; go test otherwise runs as many
+# packages at once as there are processors, and each measures the others.
+flags=(-p 1 -run '^$' -bench "$pattern" -benchmem -benchtime="$benchtime" -count="$count")
 status=0
 
 mkdir -p bench
