@@ -284,7 +284,7 @@ func (p *plugin) prepare(ctx context.Context) (servlet bool, err error) {
 	}
 	// The digest is checked on another goroutine while the module is
 	// read and compiled, and before anything of it runs.
-	digest := checkDigest(bin, p.module.sha256)
+	digest := hostcache.CheckDigest(bin, p.module.sha256)
 	ctx = context.WithoutCancel(ctx)
 	servlet, err = p.compile(ctx, bin)
 	if derr := <-digest; derr != nil {
@@ -300,25 +300,6 @@ func (p *plugin) prepare(ctx context.Context) (servlet bool, err error) {
 	}
 	p.isServlet = servlet
 	return servlet, nil
-}
-
-// checkDigest hashes bin on a goroutine of its own and sends nil when its
-// sha256 is want (or want is ""), else an error that says to reinstall.
-func checkDigest(bin []byte, want string) <-chan error {
-	done := make(chan error, 1)
-	if want == "" {
-		done <- nil
-		return done
-	}
-	go func() {
-		sum := sha256.Sum256(bin)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			done <- fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
-			return
-		}
-		done <- nil
-	}()
-	return done
 }
 
 // compile checks the module's imports and exports, redirects the kernel

@@ -224,7 +224,7 @@ func (p *plugin) prepare(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("read the module: %w", err)
 	}
-	digest := checkDigest(bin, p.module.sha256)
+	digest := hostcache.CheckDigest(bin, p.module.sha256)
 	ctx = context.WithoutCancel(ctx) // a first caller that gives up does not fail the plugin
 	pages := uint32(p.limits.MemoryMB()) * 16
 	if pages > 65536 {
@@ -247,25 +247,6 @@ func (p *plugin) prepare(ctx context.Context) error {
 	}
 	p.rt = rt
 	return nil
-}
-
-// checkDigest hashes bin on a goroutine of its own and sends nil when its
-// sha256 is want (or want is ""), else an error that says to reinstall.
-func checkDigest(bin []byte, want string) <-chan error {
-	done := make(chan error, 1)
-	if want == "" {
-		done <- nil
-		return done
-	}
-	go func() {
-		sum := sha256.Sum256(bin)
-		if got := hex.EncodeToString(sum[:]); got != want {
-			done <- fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
-			return
-		}
-		done <- nil
-	}()
-	return done
 }
 
 // compile compiles bin in rt (on a cache miss with every CPU), checks it

@@ -1,6 +1,8 @@
 // Package hostcache keeps what the WASM and Extism hosts look up once and
 // share between the plugins they load: a wazero compilation cache per data
-// directory, and workspaces with their symbolic links resolved.
+// directory, and workspaces with their symbolic links resolved. It also
+// holds the check both hosts make of a module's bytes before compiling
+// them.
 package hostcache
 
 import (
@@ -10,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/talonhq/talon/plugins/manifest"
 )
 
 // Cache is safe for concurrent use; its zero value is ready.
@@ -73,4 +77,24 @@ func (c *Cache) Compilation(dataDir string) (wazero.CompilationCache, error) {
 	}
 	c.compiled[dataDir] = cc
 	return cc, nil
+}
+
+// CheckDigest hashes bin on a goroutine of its own and sends nil when its
+// sha256 is want (or want is ""), else an error that says to reinstall:
+// the caller compiles meanwhile and runs nothing of bin before it reads
+// the answer.
+func CheckDigest(bin []byte, want string) <-chan error {
+	done := make(chan error, 1)
+	if want == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		if got := manifest.HashBytes(bin); got != want {
+			done <- fmt.Errorf("the module's sha256 is %s but plugin.toml says %s: reinstall the plugin", got, want)
+			return
+		}
+		done <- nil
+	}()
+	return done
 }
