@@ -41,26 +41,7 @@ func TestHTTPGuards(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := http.NewRequest(http.MethodPost, hs.URL+tt.path, strings.NewReader(initBody))
-			if err != nil {
-				t.Fatal(err)
-			}
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			if tt.origin != "" {
-				req.Header.Set("Origin", tt.origin)
-			}
-			if tt.auth != "" {
-				req.Header.Set("Authorization", tt.auth)
-			}
-			if tt.host != "" {
-				req.Host = tt.host
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_ = resp.Body.Close()
+			resp := postInitialize(t, hs.URL+tt.path, tt.origin, tt.auth, tt.host)
 			if resp.StatusCode != tt.want {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
 			}
@@ -276,4 +257,32 @@ func TestHTTPTransportStatuses(t *testing.T) {
 		t.Fatalf("a second stream: %d, want 409", resp.StatusCode)
 	}
 	cancel()
+}
+
+// postInitialize POSTs an initialize request to url with the given
+// Origin, Authorization and Host (each left out when empty) and returns
+// the response, its body closed.
+func postInitialize(t *testing.T, url, origin, auth, host string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(initBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 )
 
@@ -30,23 +29,7 @@ func TestProtectMatchesTheEndpoint(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name+"/token="+token, func(t *testing.T) {
 				do := func(path string) (int, string) {
-					req, _ := http.NewRequest(http.MethodPost, hs.URL+path, strings.NewReader(initBody))
-					req.Header.Set("Content-Type", "application/json")
-					req.Header.Set("Accept", "application/json, text/event-stream")
-					if tt.origin != "" {
-						req.Header.Set("Origin", tt.origin)
-					}
-					if tt.auth != "" {
-						req.Header.Set("Authorization", tt.auth)
-					}
-					if tt.host != "" {
-						req.Host = tt.host
-					}
-					resp, err := http.DefaultClient.Do(req)
-					if err != nil {
-						t.Fatal(err)
-					}
-					_ = resp.Body.Close()
+					resp := postInitialize(t, hs.URL+path, tt.origin, tt.auth, tt.host)
 					return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 				}
 				ms, mc := do(DefaultPath)
