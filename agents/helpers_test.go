@@ -1,7 +1,6 @@
 package agents_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"github.com/talonhq/talon/agents"
 	"github.com/talonhq/talon/approval"
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/syncbuf"
 	"github.com/talonhq/talon/models/modeltest"
 	"github.com/talonhq/talon/receipts"
 	"github.com/talonhq/talon/runtime"
@@ -198,22 +198,8 @@ func (r *recorder) requests() []approval.Request {
 	return append([]approval.Request(nil), r.reqs...)
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects output written from several goroutines.
+type syncBuffer = syncbuf.Buffer
 
 func call(name, args string) modeltest.Call { return modeltest.Call{Name: name, Args: args} }
 

@@ -21,6 +21,7 @@ import (
 
 	_ "github.com/talonhq/talon/adapters/standard"
 	"github.com/talonhq/talon/approval"
+	"github.com/talonhq/talon/internal/syncbuf"
 	"github.com/talonhq/talon/toolfactory"
 )
 
@@ -104,23 +105,8 @@ func runMCPHelper() int {
 	return 0
 }
 
-// lockedBuffer collects a subprocess's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects output written from several goroutines.
+type lockedBuffer = syncbuf.Buffer
 
 // sandbox is a private home, config and data dir for one talon.
 type sandbox struct {

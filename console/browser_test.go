@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/talonhq/talon/cli"
+	"github.com/talonhq/talon/internal/syncbuf"
 	"github.com/talonhq/talon/sandbox"
 )
 
@@ -59,22 +59,8 @@ func chromium(t testing.TB) string {
 	return ""
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects output written from several goroutines.
+type lockedBuffer = syncbuf.Buffer
 
 // serveToken is the bearer token of the test's talon serve.
 const serveToken = "browser-test-token-0123456789"

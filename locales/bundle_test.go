@@ -13,6 +13,8 @@ import (
 	"github.com/nicksnyder/go-i18n/v2/i18n"
 	"github.com/rs/zerolog"
 	"golang.org/x/text/language"
+
+	"github.com/talonhq/talon/internal/syncbuf"
 )
 
 func mapFS(files map[string]string) fstest.MapFS {
@@ -23,23 +25,8 @@ func mapFS(files map[string]string) fstest.MapFS {
 	return m
 }
 
-// syncBuffer is a log sink safe for the concurrent test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects output written from several goroutines.
+type syncBuffer = syncbuf.Buffer
 
 func newBundle(t *testing.T, opts Options) *Bundle {
 	t.Helper()

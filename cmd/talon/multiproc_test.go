@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/talonhq/talon/cli"
+	"github.com/talonhq/talon/internal/syncbuf"
 	mcpserver "github.com/talonhq/talon/mcp/server"
 	"github.com/talonhq/talon/receipts"
 )
@@ -133,23 +134,8 @@ func (h *mpHome) runHere(args ...string) (out string, code int) {
 	return b.String(), code
 }
 
-// syncBuffer collects a subprocess's standard error.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects output written from several goroutines.
+type syncBuffer = syncbuf.Buffer
 
 // mpServer is a talon serve --stdio with an MCP client on its pipes.
 type mpServer struct {

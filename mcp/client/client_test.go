@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/config"
+	"github.com/talonhq/talon/internal/syncbuf"
 	"github.com/talonhq/talon/tool"
 )
 
@@ -38,23 +38,8 @@ func hostEnv(extra map[string]string) func(string) (string, bool) {
 	}
 }
 
-// syncBuffer collects log output from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects output written from several goroutines.
+type syncBuffer = syncbuf.Buffer
 
 func lookupTool(t *testing.T, m *Manager, name string) tool.Tool {
 	t.Helper()

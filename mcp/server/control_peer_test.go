@@ -7,29 +7,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
+
+	"github.com/talonhq/talon/internal/syncbuf"
 )
 
-// syncBuffer collects a logger's output across goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects output written from several goroutines.
+type syncBuffer = syncbuf.Buffer
 
 // fakeTree is a process tree: parents by pid, the pids that run talon's
 // executable, and pids whose parent cannot be read.

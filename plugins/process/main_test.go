@@ -1,7 +1,6 @@
 package process
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/talonhq/talon/internal/pluginbuild"
+	"github.com/talonhq/talon/internal/syncbuf"
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/sandbox"
@@ -101,23 +100,8 @@ func misbehave(t testing.TB) string {
 	return pluginbuild.Binary(t, filepath.Join("testdata", "misbehave"))
 }
 
-// logBuf is a log destination tests read.
-type logBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// logBuf collects output written from several goroutines.
+type logBuf = syncbuf.Buffer
 
 // fixture is one loaded plugin under test.
 type fixture struct {

@@ -1,18 +1,17 @@
 package wasm
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/talonhq/talon/internal/pluginbuild"
+	"github.com/talonhq/talon/internal/syncbuf"
 	"github.com/talonhq/talon/plugins"
 	"github.com/talonhq/talon/plugins/manifest"
 	"github.com/talonhq/talon/tool"
@@ -40,23 +39,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// syncBuffer collects log lines from concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects output written from several goroutines.
+type syncBuffer = syncbuf.Buffer
 
 // fixture is a plugin to load in a test.
 type fixture struct {
