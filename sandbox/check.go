@@ -90,8 +90,8 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 	}
 	defer os.RemoveAll(dir)
 	denied, rw := filepath.Join(dir, "denied"), filepath.Join(dir, "rw")
-	protected := filepath.Join(rw, "protected")
-	if err := os.MkdirAll(rw, 0o700); err != nil {
+	protected := filepath.Join(rw, "repo", "protected")
+	if err := os.MkdirAll(filepath.Dir(protected), 0o700); err != nil {
 		return Report{}, err
 	}
 	if err := os.WriteFile(protected, []byte("[core]\n"), 0o600); err != nil {
@@ -167,6 +167,7 @@ func Check(ctx context.Context, p Policy) (Report, error) {
 	}
 	probes = append(probes,
 		nsExpected(checkProbe{protection: "filesystem", what: "change a protected file in a writable directory", args: []string{"write", protected}}),
+		nsExpected(checkProbe{protection: "filesystem", what: "move a protected file's directory away", args: []string{"rename", filepath.Dir(protected), filepath.Join(rw, "moved")}}),
 		checkProbe{protection: "filesystem", what: "write the private TMPDIR", args: []string{"tmp"}},
 		checkProbe{protection: "processes", what: "read the environment of a process outside the sandbox (pid " + hp + ")", args: []string{"environ", hp, holdEnv + "=" + h.marker}, expected: true},
 		nsExpected(checkProbe{protection: "processes", what: "read its command line", args: []string{"cmdline", hp, h.marker}}),

@@ -129,6 +129,7 @@ func TestContainment(t *testing.T) {
 		{name: "connect to a socket under a denied directory", args: []string{"unix", sock}, ns: true},
 		{name: "read a denied file inside the workspace", args: []string{"read", secret}, ns: true},
 		{name: "change a protected file", args: []string{"write", protected}, ns: true},
+		{name: "move a protected file's directory away", args: []string{"rename", filepath.Dir(protected), filepath.Join(ws, "moved")}, ns: true},
 		{name: "open a vsock socket", args: []string{"vsock"}},
 		{name: "open a UDP socket", args: []string{"udp"}},
 		{name: "open a raw socket", args: []string{"raw"}, root: true},

@@ -60,6 +60,16 @@ var probes = map[string]func(args []string) error{
 		return hidden(os.WriteFile(arg(a, 0), []byte("written by a sandbox probe\n"), 0o600))
 	},
 	"read": func(a []string) error { _, err := os.ReadFile(arg(a, 0)); return hidden(err) },
+	"rename": func(a []string) error { // and back, when it worked
+		if err := os.Rename(arg(a, 0), arg(a, 1)); errors.Is(err, syscall.EBUSY) {
+			// The sandbox pins the directories of protected paths: a
+			// mount point cannot be moved.
+			return fmt.Errorf("%w: %w", fs.ErrPermission, err)
+		} else if err != nil {
+			return err
+		}
+		return os.Rename(arg(a, 1), arg(a, 0))
+	},
 	"list": func(a []string) error { _, err := os.ReadDir(arg(a, 0)); return hidden(err) },
 	"tmp": func([]string) error {
 		dir := os.Getenv("TMPDIR")

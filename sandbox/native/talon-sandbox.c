@@ -301,6 +301,86 @@ static int hide(const char *path)
 	return bind_read_only("/dev/null", path, MS_BIND, MS_HIDDEN);
 }
 
+static int shorter_first(const void *a, const void *b)
+{
+	size_t x = strlen(*(char *const *)a), y = strlen(*(char *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+/* grant_of returns the innermost writable grant (the workspace or a -w
+ * path) that holds p below it, or NULL. */
+static const char *grant_of(const struct spec *s, const char *p)
+{
+	const char *root = NULL;
+	if (s->ws && strcmp(s->ws, p) != 0 && within(p, s->ws))
+		root = s->ws;
+	for (int i = 0; i < s->write.n; i++) {
+		const char *r = s->write.v[i];
+		if (strcmp(r, p) != 0 && within(p, r) && (!root || strlen(r) > strlen(root)))
+			root = r;
+	}
+	return root;
+}
+
+/* pin binds every directory between each protected path and its writable
+ * grant over itself, shallowest first, as the Go helper's pins does: a
+ * mount point cannot be renamed or removed, so no process in the
+ * namespace can move a protected path away with its directory. */
+static int pin(const struct spec *s)
+{
+	size_t cap = 1;
+	for (int i = 0; i < s->protect.n; i++)
+		for (const char *c = s->protect.v[i]; *c; c++)
+			cap += *c == '/';
+	char **dirs = calloc(cap, sizeof *dirs);
+	if (!dirs)
+		return fail("pin the directories of protected paths", ENOMEM);
+	size_t n = 0;
+	int rc = 0;
+	for (int i = 0; i < s->protect.n && rc == 0; i++) {
+		const char *p = s->protect.v[i];
+		const char *root = grant_of(s, p);
+		if (!root)
+			continue;
+		char *d = strdup(p);
+		if (!d) {
+			rc = fail("pin the directories of protected paths", ENOMEM);
+			break;
+		}
+		for (;;) {
+			char *slash = strrchr(d, '/');
+			if (!slash || slash == d)
+				break;
+			*slash = 0;
+			if (strcmp(d, root) == 0 || !within(d, root))
+				break;
+			int seen = 0;
+			for (size_t k = 0; k < n && !seen; k++)
+				seen = strcmp(dirs[k], d) == 0;
+			if (seen)
+				continue;
+			if (n >= cap || !(dirs[n] = strdup(d))) {
+				rc = fail("pin the directories of protected paths", ENOMEM);
+				break;
+			}
+			n++;
+		}
+		free(d);
+	}
+	qsort(dirs, n, sizeof *dirs, shorter_first);
+	for (size_t k = 0; k < n && rc == 0; k++) {
+		if (mount(dirs[k], dirs[k], NULL, MS_BIND | MS_REC, NULL) != 0 && errno != ENOENT && errno != ENOTDIR) {
+			char step[PATH_MAX + 32];
+			snprintf(step, sizeof step, "bind %s over itself", dirs[k]);
+			rc = fail(step, errno);
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		free(dirs[k]);
+	free(dirs);
+	return rc;
+}
+
 /* mount_namespace prepares the new mount namespace, as the Go helper's
  * mountNamespace does. */
 static int mount_namespace(const struct spec *s)
@@ -312,6 +392,8 @@ static int mount_namespace(const struct spec *s)
 		return fail("make the mounts private", errno);
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		return fail("mount a fresh /proc", errno);
+	if (pin(s) != 0)
+		return -1;
 	for (int i = 0; i < s->protect.n; i++)
 		if (bind_read_only(s->protect.v[i], s->protect.v[i], MS_BIND | MS_REC, 0) != 0)
 			return -1;

@@ -1,6 +1,8 @@
 package helper
 
 import (
+	"path/filepath"
+	"slices"
 	"syscall"
 )
 
@@ -24,8 +26,9 @@ const (
 
 // mountNamespace prepares the helper's new mount namespace: every mount
 // becomes private (nothing done here reaches talon's namespace), a fresh
-// /proc shows only this PID namespace, each Protect path is bound
-// read-only over itself, and each Deny path that exists is hidden: a
+// /proc shows only this PID namespace, the directories between each
+// Protect path and its writable grant are pinned (see pins), each Protect path
+// is bound read-only over itself, and each Deny path that exists is hidden: a
 // directory under an empty read-only tmpfs of mode 000 (without
 // capabilities not even root may list it), a file under /dev/null bound
 // read-only with nodev, so that opening it fails. A denied directory that
@@ -41,6 +44,11 @@ func mountNamespace(s Spec) error {
 	}
 	if err := syscall.Mount("proc", "/proc", "proc", msNosuid|msNodev|msNoexec, ""); err != nil {
 		return wrap("mount a fresh /proc", err)
+	}
+	for _, d := range pins(s) {
+		if err := syscall.Mount(d, d, "", msBind|msRec, ""); err != nil && err != syscall.ENOENT && err != syscall.ENOTDIR {
+			return wrap("bind "+d+" over itself", err)
+		}
 	}
 	for _, p := range s.Protect {
 		if err := bindReadOnly(p, p, msBind|msRec, 0); err != nil {
@@ -59,6 +67,34 @@ func mountNamespace(s Spec) error {
 		return wrap("enter the working directory "+cwd+" (is it denied?)", err)
 	}
 	return nil
+}
+
+// pins are the directories between each Protect path and the innermost
+// writable grant (the workspace or a Write path) that holds it, shallowest
+// first. Each is bound over itself, writable as before, ahead of the
+// read-only binds: a mount point cannot be renamed or removed, so no
+// process in the namespace can move a protected path away with its
+// directory (mv .git elsewhere) and put one of its own in its place.
+func pins(s Spec) []string {
+	var out []string
+	for _, p := range s.Protect {
+		root := ""
+		for _, r := range append([]string{s.WS}, s.Write...) {
+			if r != "" && r != p && Within(p, r) && len(r) > len(root) {
+				root = r
+			}
+		}
+		if root == "" {
+			continue
+		}
+		for d := filepath.Dir(p); d != root && Within(d, root); d = filepath.Dir(d) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(a) - len(b) })
+	return out
 }
 
 // hidden reports whether the namespace hides the denied path d: every
